@@ -1,0 +1,39 @@
+# Two commands on a fresh machine (Python 3.11+):
+#   make dev    set up, start the local stack on the embedded defaults, run a dialog end to end
+#   make test   set up, then lint, type-check and run the whole test suite with coverage
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+
+.PHONY: dev test lint typecheck unit bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+dev: $(BIN)/.installed
+	$(BIN)/rails serve --demo
+
+test: $(BIN)/.installed lint typecheck
+	$(BIN)/pytest --cov --cov-report=term --cov-report=xml
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+
+typecheck: $(BIN)/.installed
+	$(BIN)/mypy
+
+unit: $(BIN)/.installed
+	$(BIN)/pytest tests/unit
+
+$(BIN)/.bench: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+bench: $(BIN)/.bench
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache .coverage coverage.xml

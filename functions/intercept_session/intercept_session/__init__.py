@@ -1,0 +1,1 @@
+"""InterceptSessionFunction: the app-open interception dialog (spec: intercept-session.md)."""

@@ -1,0 +1,1 @@
+"""The dialog's pure domain logic: no I/O, deterministic given its inputs."""

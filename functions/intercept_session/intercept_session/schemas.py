@@ -1,0 +1,163 @@
+"""Request and response bodies of the interception routes (separate models, as in the FastAPI template)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Annotated
+from uuid import UUID
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
+
+from intercept_session.engine.model import (
+    Category,
+    Decision,
+    RecommendedAction,
+    Source,
+    State,
+    Trigger,
+    Verdict,
+)
+from intercept_session.personas import catalog
+
+COUNTDOWN_SECONDS = 20
+REASON_MIN_CHARS = 10
+REASON_MAX_CHARS = 200
+
+UserText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=REASON_MIN_CHARS, max_length=REASON_MAX_CHARS)
+]
+
+
+class StartSessionRequest(BaseModel):
+    """The spec's trigger payload, plus an optional client session_id for idempotent retries."""
+
+    session_id: UUID | None = None
+    user_id: UUID
+    rule_id: UUID
+    app_identifier: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+    app_display_name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    trigger: Trigger
+    timestamp: AwareDatetime
+    persona_key: str
+    # Client hints: stored for comparison, never used to grant anything.
+    streak: int | None = Field(default=None, ge=0, le=100_000)
+    override_count_today: int | None = Field(default=None, ge=0, le=10_000)
+
+    @field_validator("persona_key")
+    @classmethod
+    def _known_persona(cls, key: str) -> str:
+        keys = catalog().keys
+        if key not in keys:
+            raise ValueError(f"unknown persona_key '{key}'; valid keys: {', '.join(keys)}")
+        return key
+
+    @field_validator("timestamp")
+    @classmethod
+    def _real_utc_offset(cls, value: datetime) -> datetime:
+        # Only the offset matters to the server: the user's local day is the server clock at it.
+        offset = value.utcoffset() or timedelta(0)
+        if not timedelta(hours=-12) <= offset <= timedelta(hours=14):
+            raise ValueError("UTC offset must be between -12:00 and +14:00")
+        return value
+
+
+class ReasonRequest(BaseModel):
+    reason_text: UserText
+
+
+class AppealRequest(BaseModel):
+    appeal_text: UserText
+
+
+class DecisionRequest(BaseModel):
+    user_decision: Decision
+    accepted_delay: bool = False
+    auto_dismissed: bool = Field(default=False, validate_default=True)
+    emergency_reason: Annotated[
+        str | None, StringConstraints(strip_whitespace=True, min_length=2, max_length=500)
+    ] = Field(default=None, validate_default=True)
+
+    @field_validator("auto_dismissed")
+    @classmethod
+    def _auto_dismiss_means_comply(cls, value: bool, info: ValidationInfo) -> bool:
+        if value and info.data.get("user_decision") not in (None, Decision.COMPLY):
+            raise ValueError("auto_dismissed is only valid with user_decision 'comply'")
+        return value
+
+    @field_validator("emergency_reason")
+    @classmethod
+    def _emergency_needs_reason(cls, value: str | None, info: ValidationInfo) -> str | None:
+        decision = info.data.get("user_decision")
+        if decision is Decision.EMERGENCY and not value:
+            raise ValueError("emergency_reason is required when user_decision is 'emergency'")
+        if decision not in (None, Decision.EMERGENCY) and value is not None:
+            raise ValueError("emergency_reason is only valid with user_decision 'emergency'")
+        return value
+
+
+class PersonaOut(BaseModel):
+    key: str
+    display_name: str
+    avatar_asset_key: str
+    version: int
+
+
+class SessionStarted(BaseModel):
+    session_id: UUID
+    persona: PersonaOut
+    challenge_message: str
+    countdown_seconds: int = COUNTDOWN_SECONDS
+    state: State
+
+
+class TurnResult(BaseModel):
+    model_config = ConfigDict(use_enum_values=True)
+
+    session_id: UUID
+    turn_no: int
+    ai_verdict: Verdict
+    confidence: float
+    reason_category: Category
+    persona_response: str
+    recommended_action: RecommendedAction
+    delay_minutes: int | None
+    emergency: bool
+    appeal_used: bool
+    can_appeal: bool
+    state: State
+    source: Source
+
+
+class DecisionResult(BaseModel):
+    session_id: UUID
+    state: State
+    user_decision: Decision
+    final_verdict: Verdict | None
+    accepted_delay: bool
+    auto_dismissed: bool
+    emergency: bool
+    closed_at: datetime
+
+
+class SessionOut(BaseModel):
+    session_id: UUID
+    state: State
+    persona: PersonaOut
+    challenge_message: str
+    countdown_seconds: int = COUNTDOWN_SECONDS
+    app_identifier: str
+    app_display_name: str
+    trigger: Trigger
+    evaluation_turns: int
+    can_appeal: bool
+    turns: list[TurnResult]
+    decision: DecisionResult | None
+    created_at: datetime

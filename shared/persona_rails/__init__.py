@@ -1,0 +1,1 @@
+"""Persona Rails shared Lambda layer: config, storage, auth, LLM client and observability."""

@@ -1,0 +1,34 @@
+"""Build a function's FastAPI app and its Lambda entry point the same way for every function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from fastapi import APIRouter, FastAPI
+
+from persona_rails.http.errors import install_error_handlers
+from persona_rails.observability import logger, metrics, tracer, tracing_enabled
+
+LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+
+
+def create_app(title: str, router: APIRouter) -> FastAPI:
+    # No docs routes: API Gateway only forwards the declared routes anyway.
+    app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
+    install_error_handlers(app)
+    app.include_router(router)
+    return app
+
+
+def lambda_handler_for(app: FastAPI) -> LambdaHandler:
+    from mangum import Mangum
+
+    handler: LambdaHandler = Mangum(app, lifespan="off")
+    handler = metrics.log_metrics(handler)
+    if tracing_enabled():
+        handler = tracer().capture_lambda_handler(handler, capture_response=False)
+    return logger.inject_lambda_context(
+        handler, correlation_id_path=correlation_paths.API_GATEWAY_HTTP, log_event=False
+    )

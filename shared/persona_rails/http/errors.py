@@ -1,0 +1,113 @@
+"""Every failure leaves as a JSON body `{"error": {"code", "message", "field"?, "state"?}}`.
+
+Validation errors name the field; conflicts name the state. Nothing unexpected is allowed to
+become a bare 500 without a JSON body and a logged error id.
+"""
+
+from __future__ import annotations
+
+import traceback
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from persona_rails.observability import logger
+
+
+class ApiError(Exception):
+    def __init__(
+        self, status: int, code: str, message: str, *, field: str | None = None, state: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.state = state
+
+
+def not_found(code: str, message: str, *, field: str | None = None) -> ApiError:
+    return ApiError(404, code, message, field=field)
+
+
+def conflict(code: str, message: str, *, state: str | None = None) -> ApiError:
+    return ApiError(409, code, message, state=state)
+
+
+def unprocessable(code: str, message: str, *, field: str) -> ApiError:
+    return ApiError(422, code, message, field=field)
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **{k: v for k, v in extra.items() if v is not None}}}
+
+
+def _field_name(location: tuple[Any, ...]) -> str:
+    # FastAPI prefixes the source ("body", "path", "query", "header"); the client wants the field.
+    parts = [str(part) for part in location[1:] if not isinstance(part, int)] or [str(location[0])]
+    return ".".join(parts)
+
+
+def _validation_response(exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    if any(error["type"] == "json_invalid" for error in errors):
+        return JSONResponse(
+            status_code=400, content=error_body("invalid_json", "the request body is not valid JSON")
+        )
+    if any(error["loc"] == ("body",) and error["type"] == "missing" for error in errors):
+        return JSONResponse(status_code=400, content=error_body("missing_body", "a JSON body is required"))
+    fields = [
+        # `input` is left out on purpose: it may be the user's raw text.
+        {"field": _field_name(tuple(error["loc"])), "message": error["msg"]}
+        for error in errors
+    ]
+    first = fields[0]
+    return JSONResponse(
+        status_code=422,
+        content=error_body(
+            "validation_error", f"{first['field']}: {first['message']}", field=first["field"], fields=fields
+        ),
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(
+            status_code=exc.status,
+            content=error_body(exc.code, exc.message, field=exc.field, state=exc.state),
+            headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None,
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return _validation_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "route_not_found", 405: "method_not_allowed"}
+        return JSONResponse(
+            status_code=exc.status_code,
+            content=error_body(codes.get(exc.status_code, "http_error"), str(exc.detail)),
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        error_id = str(uuid.uuid4())
+        # The exception's message is not logged: drivers put row values (user text) in theirs.
+        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        logger.error(
+            "unhandled error",
+            extra={
+                "error_id": error_id,
+                "error_type": type(exc).__name__,
+                "where": f"{frame.filename}:{frame.lineno}" if frame else None,
+            },
+        )
+        return JSONResponse(
+            status_code=500, content=error_body("internal_error", "unexpected error", error_id=error_id)
+        )

@@ -1,0 +1,129 @@
+"""One structured-output chat completion, validated against a pydantic model.
+
+Anything short of a valid answer raises LlmFault with a short reason (timeout, rate_limited,
+server_error, connection, client_error, malformed, out_of_range, refused), which callers record
+before answering from their deterministic fallback. The SDK is imported on first use only, so a
+function running without an LLM never pays for it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from persona_rails.settings import LlmSettings
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+# Errors that mean "the JSON had the right shape but a value outside its allowed range".
+_RANGE_ERRORS = {
+    "less_than_equal",
+    "greater_than_equal",
+    "less_than",
+    "greater_than",
+    "literal_error",
+    "enum",
+    "string_too_long",
+    "too_long",
+}
+
+
+class LlmFault(Exception):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class LlmReply(Generic[ModelT]):
+    value: ModelT
+    model: str
+    latency_ms: int
+
+
+@cache
+def _client(api_key: str, base_url: str | None, timeout: float) -> Any:
+    import openai
+
+    # No SDK retries: a retry would blow the turn's latency budget, and the offline
+    # evaluator is a better answer than a late one.
+    return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+
+
+def _classify_sdk_error(exc: Exception) -> LlmFault:
+    import openai
+
+    if isinstance(exc, openai.APIResponseValidationError):
+        return LlmFault("malformed", "response body")
+    if isinstance(exc, openai.APITimeoutError):
+        return LlmFault("timeout")
+    if isinstance(exc, openai.RateLimitError):
+        return LlmFault("rate_limited")
+    if isinstance(exc, openai.APIStatusError):
+        return LlmFault("server_error" if exc.status_code >= 500 else "client_error", str(exc.status_code))
+    if isinstance(exc, openai.APIConnectionError):
+        return LlmFault("connection")
+    return LlmFault("client_error", type(exc).__name__)
+
+
+def parse_reply(content: str | None, schema: type[ModelT]) -> ModelT:
+    if not content:
+        raise LlmFault("malformed", "empty content")
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise LlmFault("malformed", "not JSON") from exc
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        kinds = {error["type"] for error in exc.errors()}
+        reason = "out_of_range" if kinds <= _RANGE_ERRORS else "malformed"
+        raise LlmFault(reason, ",".join(sorted(kinds))) from exc
+
+
+def complete_structured(
+    settings: LlmSettings,
+    messages: list[dict[str, str]],
+    *,
+    schema: type[ModelT],
+    json_schema: dict[str, Any],
+    schema_name: str,
+    max_tokens: int = 300,
+) -> LlmReply[ModelT]:
+    if settings.api_key is None or settings.model is None:
+        raise LlmFault("not_configured")
+    import openai
+
+    client = _client(settings.api_key, settings.base_url, settings.timeout_seconds)
+    started = time.perf_counter()
+    try:
+        completion = client.chat.completions.create(
+            model=settings.model,
+            messages=messages,
+            temperature=0,
+            max_tokens=max_tokens,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
+            },
+        )
+    except openai.OpenAIError as exc:
+        raise _classify_sdk_error(exc) from exc
+    except Exception as exc:
+        raise LlmFault("client_error", type(exc).__name__) from exc
+    latency_ms = int((time.perf_counter() - started) * 1000)
+    if not completion.choices:
+        raise LlmFault("malformed", "no choices")
+    message = completion.choices[0].message
+    if getattr(message, "refusal", None):
+        raise LlmFault("refused")
+    return LlmReply(
+        value=parse_reply(message.content, schema),
+        model=completion.model or settings.model,
+        latency_ms=latency_ms,
+    )

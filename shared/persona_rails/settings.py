@@ -1,0 +1,54 @@
+"""Typed configuration, read from the environment once per cold start.
+
+Each function composes the mixins it needs, as in the handler cookbook; `cached_settings`
+validates a settings class once and returns the same object for every invocation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TypeVar
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from persona_rails import env
+
+
+class _Base(BaseSettings):
+    # template.yaml passes "" for parameters left unset, which must mean "not configured".
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, env_ignore_empty=True)
+
+
+class DatabaseSettings(_Base):
+    database_url: str | None = Field(default=None, validation_alias=env.DATABASE_URL)
+    embedded_pgdata: str | None = Field(default=None, validation_alias=env.EMBEDDED_PGDATA)
+
+
+class AuthSettings(_Base):
+    jwt_secret: str | None = Field(default=None, validation_alias=env.SUPABASE_JWT_SECRET)
+    jwks_url: str | None = Field(default=None, validation_alias=env.SUPABASE_JWKS_URL)
+    jwt_audience: str = Field(default="authenticated", validation_alias=env.JWT_AUDIENCE)
+
+
+class LlmSettings(_Base):
+    api_key: str | None = Field(default=None, validation_alias=env.OPENAI_API_KEY)
+    base_url: str | None = Field(default=None, validation_alias=env.OPENAI_BASE_URL)
+    model: str | None = Field(default=None, validation_alias=AliasChoices(env.LLM_MODEL))
+    timeout_seconds: float = Field(default=2.5, gt=0, le=30, validation_alias=env.LLM_TIMEOUT_SECONDS)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.model and self.api_key)
+
+
+class FunctionSettings(DatabaseSettings, AuthSettings, LlmSettings):
+    """What every HTTP function needs."""
+
+
+SettingsT = TypeVar("SettingsT", bound=BaseSettings)
+
+
+@cache
+def cached_settings(settings_class: type[SettingsT]) -> SettingsT:
+    return settings_class()
