@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 # Configuration must be in place before any handler module is imported.
-os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
+os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="xdg-"))
 # The local stack's secret, so that the events/ fixtures (signed with it for `sam local invoke`)
 # verify here too.
 TEST_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"

@@ -123,8 +123,8 @@ def start_session(
             session = repository.get_session(tx, session_id)
             if session is None or session["start_fingerprint"] != start_print:
                 raise conflict("session_id_conflict", "session_id is already used by a different session")
+    count("SessionStarted" if created else "SessionStartReplayed")
     if created:
-        count("SessionStarted")
         logger.info("session started", extra={"session_id": session_id, "persona_key": persona.key})
     started = SessionStarted(
         session_id=session["id"],
@@ -158,6 +158,7 @@ def _replay_or_conflict(turns: list[Row], turn_no: int, text_print: str, session
     """A retried turn returns what was stored; a different text for a taken slot is a conflict."""
     existing = next((turn for turn in turns if turn["turn_no"] == turn_no), None)
     if existing is not None and existing["text_fingerprint"] == text_print:
+        count("TurnReplayed")
         return _turn_result(existing, session)
     check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
     check(_view(session))
@@ -304,6 +305,7 @@ def decide(db: Database, claims: Claims, session_id: str, request: DecisionReque
         # FOR UPDATE queues concurrent decisions on the same session behind this one.
         session = _load_session(tx, session_id, for_update=True)
         if session["state"] == State.CLOSED and session["decision_fingerprint"] == decision_print:
+            count("DecisionReplayed")
             return _decision_result(session)
         state_machine.check_decision(
             _view(session), request.user_decision, accepted_delay=request.accepted_delay

@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from persona_rails.observability import logger
+from persona_rails.observability import count, logger
 
 
 class ApiError(Exception):
@@ -77,6 +77,7 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        count(f"Http{exc.status}")
         return JSONResponse(
             status_code=exc.status,
             content=error_body(exc.code, exc.message, field=exc.field, state=exc.state),
@@ -85,6 +86,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        count("HttpValidationError")
         return _validation_response(exc)
 
     @app.exception_handler(StarletteHTTPException)

@@ -81,9 +81,20 @@ def parse_reply(content: str | None, schema: type[ModelT]) -> ModelT:
     try:
         return schema.model_validate(data)
     except ValidationError as exc:
-        kinds = {error["type"] for error in exc.errors()}
-        reason = "out_of_range" if kinds <= _RANGE_ERRORS else "malformed"
-        raise LlmFault(reason, ",".join(sorted(kinds))) from exc
+        errors = exc.errors()
+        in_range = all(_is_range_error(error) for error in errors)
+        kinds = ",".join(sorted({error["type"] for error in errors}))
+        raise LlmFault("out_of_range" if in_range else "malformed", kinds) from exc
+
+
+def _is_range_error(error: Any) -> bool:
+    """A value of the right JSON type outside what the schema allows (1.7 for a 0..1 confidence,
+    "maybe" for an enum); a value of the wrong type (null, a list) is a malformed reply instead."""
+    if error["type"] not in _RANGE_ERRORS:
+        return False
+    if error["type"] in {"enum", "literal_error"}:
+        return isinstance(error.get("input"), str)
+    return True
 
 
 def complete_structured(
