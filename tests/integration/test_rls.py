@@ -35,7 +35,7 @@ def test_anon_reads_nothing(db, alice_with_history):
 
 
 def test_a_user_cannot_write_into_someone_elses_session(db, users, alice_with_history):
-    alice, sid = alice_with_history
+    _, sid = alice_with_history
     bob = users.create()
     with pytest.raises(Exception, match="row-level security"), db.as_user(bob.claims) as tx:
         tx.execute(
