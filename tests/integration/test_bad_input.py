@@ -76,6 +76,23 @@ def test_reason_length_is_bounded(api, alice, db, text, field):
     assert row_counts(db, user.id)["intercept_turns"] == 0
 
 
+@pytest.mark.parametrize("text", ["这里有一个空字符\x00在中间的理由", "响铃字符\x07也不允许出现在理由里"])
+def test_control_characters_are_rejected_not_stored(api, alice, db, text):
+    user, rule = alice
+    sid = start(api, user, rule)
+    reply = reason(api, user, sid, text)
+    assert reply.status == 422
+    assert reply.error["field"] == "reason_text"
+    assert row_counts(db, user.id)["intercept_turns"] == 0
+
+
+def test_a_nul_in_the_app_name_is_rejected(api, alice):
+    user, rule = alice
+    reply = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, app_display_name="抖\x00音"))
+    assert reply.status == 422
+    assert reply.error["field"] == "app_display_name"
+
+
 def test_exactly_ten_characters_is_enough(api, alice):
     user, rule = alice
     sid = start(api, user, rule)

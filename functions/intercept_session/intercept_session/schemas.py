@@ -7,6 +7,7 @@ from typing import Annotated
 from uuid import UUID
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     ConfigDict,
@@ -31,9 +32,20 @@ COUNTDOWN_SECONDS = 20
 REASON_MIN_CHARS = 10
 REASON_MAX_CHARS = 200
 
+
+def _printable(value: str) -> str:
+    # Postgres text cannot hold NUL, and no other control character belongs in a reason or a name.
+    if any(ord(char) < 32 and char not in "\n\t" for char in value):
+        raise ValueError("control characters are not allowed")
+    return value
+
+
 UserText = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=REASON_MIN_CHARS, max_length=REASON_MAX_CHARS)
+    str,
+    StringConstraints(strip_whitespace=True, min_length=REASON_MIN_CHARS, max_length=REASON_MAX_CHARS),
+    AfterValidator(_printable),
 ]
+Name = Annotated[str, AfterValidator(_printable)]
 
 
 class StartSessionRequest(BaseModel):
@@ -42,8 +54,8 @@ class StartSessionRequest(BaseModel):
     session_id: UUID | None = None
     user_id: UUID
     rule_id: UUID
-    app_identifier: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
-    app_display_name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    app_identifier: Annotated[Name, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+    app_display_name: Annotated[Name, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     trigger: Trigger
     timestamp: AwareDatetime
     persona_key: str
@@ -82,7 +94,7 @@ class DecisionRequest(BaseModel):
     accepted_delay: bool = False
     auto_dismissed: bool = Field(default=False, validate_default=True)
     emergency_reason: Annotated[
-        str | None, StringConstraints(strip_whitespace=True, min_length=2, max_length=500)
+        Name | None, StringConstraints(strip_whitespace=True, min_length=2, max_length=500)
     ] = Field(default=None, validate_default=True)
 
     @field_validator("auto_dismissed")
