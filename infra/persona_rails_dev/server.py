@@ -41,15 +41,16 @@ def mount(functions: Iterable[Function]) -> list[Mounted]:
     return sorted(mounted, key=lambda m: (m.route.path.count("{"), -len(m.route.path)))
 
 
-_thread_state = threading.local()
-
-
 def invoke(entry: Mounted, event: dict[str, Any]) -> dict[str, Any]:
-    # Lambda calls handlers on a main thread that has an event loop; Mangum expects one.
-    if getattr(_thread_state, "loop", None) is None:
-        _thread_state.loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(_thread_state.loop)
-    result: dict[str, Any] = entry.handler(event, LambdaContext(entry.function.logical_id))
+    # Lambda calls handlers on a thread with an event loop, which Mangum expects; the local
+    # server's threads have none, so each invocation gets its own and closes it.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        result: dict[str, Any] = entry.handler(event, LambdaContext(entry.function.logical_id))
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
     return result
 
 

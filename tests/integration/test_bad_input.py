@@ -65,7 +65,12 @@ def test_bodies_that_are_not_objects(api, alice, raw, status, code):
 
 @pytest.mark.parametrize(
     ("text", "field"),
-    [("太短了", "reason_text"), ("         短         ", "reason_text"), ("长" * 201, "reason_text"), (None, "reason_text")],
+    [
+        ("太短了", "reason_text"),
+        ("         短         ", "reason_text"),
+        ("长" * 201, "reason_text"),
+        (None, "reason_text"),
+    ],
 )
 def test_reason_length_is_bounded(api, alice, db, text, field):
     user, rule = alice
@@ -88,7 +93,9 @@ def test_control_characters_are_rejected_not_stored(api, alice, db, text):
 
 def test_a_nul_in_the_app_name_is_rejected(api, alice):
     user, rule = alice
-    reply = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, app_display_name="抖\x00音"))
+    reply = api.post(
+        "/intercept-session", user.token, trigger_payload(user.id, rule, app_display_name="抖\x00音")
+    )
     assert reply.status == 422
     assert reply.error["field"] == "app_display_name"
 
@@ -127,7 +134,9 @@ def test_malformed_decisions_name_the_field(api, alice, db, body, field):
     assert reply.status == 422, reply.body
     assert reply.error["field"] == field
     with db.as_owner() as tx:
-        state = tx.one("SELECT state FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)["state"]
+        state = tx.one("SELECT state FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)[
+            "state"
+        ]
     assert state == "awaiting_decision"
 
 
@@ -163,7 +172,9 @@ def test_a_foreign_rule_is_404(api, alice, users):
 
 def test_an_app_the_rule_does_not_govern_is_422(api, alice):
     user, rule = alice
-    reply = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, app_identifier="com.other.app"))
+    reply = api.post(
+        "/intercept-session", user.token, trigger_payload(user.id, rule, app_identifier="com.other.app")
+    )
     assert reply.status == 422
     assert reply.error["field"] == "app_identifier"
 
@@ -171,13 +182,22 @@ def test_an_app_the_rule_does_not_govern_is_422(api, alice):
 def test_a_session_id_reused_with_another_payload_is_409(api, alice, users, db):
     user, rule = alice
     sid = str(uuid.uuid4())
-    assert api.post("/intercept-session", user.token, trigger_payload(user.id, rule, session_id=sid)).status == 201
-    again = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, session_id=sid, trigger="blocked_window"))
+    assert (
+        api.post("/intercept-session", user.token, trigger_payload(user.id, rule, session_id=sid)).status
+        == 201
+    )
+    again = api.post(
+        "/intercept-session",
+        user.token,
+        trigger_payload(user.id, rule, session_id=sid, trigger="blocked_window"),
+    )
     assert again.status == 409
     assert again.error["code"] == "session_id_conflict"
     # Someone else's session id is a conflict too, and reveals nothing.
     mallory = users.create()
-    stolen = api.post("/intercept-session", mallory.token, trigger_payload(mallory.id, users.rule(mallory), session_id=sid))
+    stolen = api.post(
+        "/intercept-session", mallory.token, trigger_payload(mallory.id, users.rule(mallory), session_id=sid)
+    )
     assert stolen.status == 409
     assert row_counts(db, mallory.id)["intercept_sessions"] == 0
 
@@ -222,7 +242,10 @@ def test_wrong_state_actions_are_409_naming_the_state(api, alice, db, action, co
     assert reply.error["code"] == code
     assert reply.error["state"] == state
     with db.as_owner() as tx:
-        assert tx.one("SELECT state FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)["state"] == state
+        assert (
+            tx.one("SELECT state FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)["state"]
+            == state
+        )
 
 
 def _expired(user_id):

@@ -38,12 +38,21 @@ print(json.dumps({"statuses": statuses, "loaded": sorted(n for n in ("openai", "
 def test_an_offline_dialog_never_imports_the_llm_or_supabase_clients(users, database_url):
     user = users.create()
     rule = users.rule(user)
-    env = {**os.environ, "DATABASE_URL": database_url, "POWERTOOLS_LOG_LEVEL": "ERROR", "POWERTOOLS_METRICS_DISABLED": "true"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "POWERTOOLS_LOG_LEVEL": "ERROR",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+    }
     for name in ("OPENAI_API_KEY", "PERSONA_RAILS_LLM_MODEL"):
         env.pop(name, None)
     result = subprocess.run(
         [sys.executable, "-c", _DIALOG, user.token, user.id, str(rule["id"]), BORED],
-        env=env, capture_output=True, text=True, timeout=60, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])

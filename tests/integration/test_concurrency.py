@@ -13,6 +13,9 @@ from tests.support.api import trigger_payload
 from tests.support.dialog import BORED, WORK_APPEAL, decide, reason, row_counts, start
 
 PARALLEL = 8
+# Powertools keeps one metrics buffer per process (Lambda runs one invocation at a time); threads
+# here share it, so one may flush another's metrics and leave its own flush empty.
+pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
 
 def together(call, n=PARALLEL):
@@ -49,7 +52,9 @@ def test_racing_different_appeals_let_exactly_one_through(api, alice, db):
     sid = start(api, user, rule)
     reason(api, user, sid, BORED)
     texts = iter([f"{WORK_APPEAL} 第{i}次" for i in range(PARALLEL)])
-    replies = together(lambda: api.post(f"/intercept-session/{sid}/appeal", user.token, {"appeal_text": next(texts)}))
+    replies = together(
+        lambda: api.post(f"/intercept-session/{sid}/appeal", user.token, {"appeal_text": next(texts)})
+    )
     assert sorted(r.status for r in replies) == [200] + [409] * (PARALLEL - 1)
     assert {r.error["code"] for r in replies if r.status == 409} == {"appeal_limit_reached"}
     assert row_counts(db, user.id)["intercept_turns"] == 2
@@ -75,6 +80,8 @@ def test_a_decision_racing_a_reason_never_leaves_a_half_written_session(api, ali
     assert turn.result().status in (200, 409)
     with db.as_owner() as tx:
         session = tx.one("SELECT * FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)
-        turns = tx.one("SELECT count(*) AS n FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)", s=sid)["n"]
+        turns = tx.one(
+            "SELECT count(*) AS n FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)", s=sid
+        )["n"]
     assert session["state"] == "closed"
     assert session["evaluation_turns"] == turns

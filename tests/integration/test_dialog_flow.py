@@ -26,7 +26,9 @@ def alice(users):
 
 def test_start_returns_the_persona_challenge_and_countdown(api, alice):
     user, rule = alice
-    reply = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, persona_key="rational-mentor"))
+    reply = api.post(
+        "/intercept-session", user.token, trigger_payload(user.id, rule, persona_key="rational-mentor")
+    )
     assert reply.status == 201
     body = reply.body
     uuid.UUID(body["session_id"])
@@ -88,7 +90,9 @@ def test_every_turn_stores_the_specs_fields(api, alice, db):
     appeal(api, user, sid, WORK_APPEAL)
     decide(api, user, sid, "override")
     with db.as_owner() as tx:
-        turns = tx.rows("SELECT * FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid) ORDER BY turn_no", s=sid)
+        turns = tx.rows(
+            "SELECT * FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid) ORDER BY turn_no", s=sid
+        )
     assert [t["reason_text"] for t in turns] == [BORED, WORK_APPEAL]
     assert [t["appeal_used"] for t in turns] == [False, True]
     assert [t["user_decision"] for t in turns] == [None, "override"]
@@ -145,7 +149,13 @@ def test_decision_closes_the_session_and_emits_the_completed_event(api, alice, d
     assert props["appeal_used"] is False
     assert props["turns"][0]["reason_text"] == BORED
     assert set(props["turns"][0]) >= {
-        "reason_text", "reason_category", "ai_verdict", "confidence", "persona_response", "user_decision", "appeal_used",
+        "reason_text",
+        "reason_category",
+        "ai_verdict",
+        "confidence",
+        "persona_response",
+        "user_decision",
+        "appeal_used",
     }
     assert props["response_latency_ms"] >= 0
 
@@ -196,7 +206,9 @@ def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, al
     assert reply.body["emergency"] is True
     with db.as_owner() as tx:
         session = tx.one("SELECT * FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)
-        event = tx.one("SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid)
+        event = tx.one(
+            "SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid
+        )
     assert session["emergency_reason"] == "孩子发烧了要去医院"
     assert session["state"] == "closed"
     assert event["properties"]["emergency_reason"] == "孩子发烧了要去医院"

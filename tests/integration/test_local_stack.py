@@ -33,7 +33,9 @@ def test_the_demo_dialog_runs_end_to_end_over_http(local_api, db):
     assert steps["resume"]["state"] == "closed"
     with db.as_owner() as tx:
         sid = steps["resume"]["session_id"]
-        assert tx.one("SELECT user_id FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)["user_id"].hex
+        assert tx.one("SELECT user_id FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)[
+            "user_id"
+        ].hex
     assert str(steps["resume"]["session_id"])
 
 

@@ -73,7 +73,13 @@ def test_metrics_are_emitted_as_emf(captured_dialog):
         for directive in line["_aws"]["CloudWatchMetrics"]
         for metric in directive["Metrics"]
     }
-    assert {"SessionStarted", "EvaluationLatency", "DecisionOverride", "DecisionEmergency", "HttpValidationError"} <= metrics
+    assert {
+        "SessionStarted",
+        "EvaluationLatency",
+        "DecisionOverride",
+        "DecisionEmergency",
+        "HttpValidationError",
+    } <= metrics
     assert metrics & {"VerdictDeny", "VerdictDelay", "VerdictAllow"}
 
 

@@ -23,14 +23,24 @@ def test_a_user_reads_only_their_own_rows(db, users, alice_with_history, table):
     bob = users.create()
     with db.as_user(alice.claims) as tx:
         assert tx.one(f"SELECT count(*) AS n FROM public.{table}")["n"] >= 1
-        assert tx.one(f"SELECT count(*) AS n FROM public.{table} WHERE user_id <> (SELECT auth.uid())")["n"] == 0
+        assert (
+            tx.one(f"SELECT count(*) AS n FROM public.{table} WHERE user_id <> (SELECT auth.uid())")["n"] == 0
+        )
     with db.as_user(bob.claims) as tx:
-        assert tx.one(f"SELECT count(*) AS n FROM public.{table} WHERE user_id = CAST(:a AS uuid)", a=alice.id)["n"] == 0
+        assert (
+            tx.one(f"SELECT count(*) AS n FROM public.{table} WHERE user_id = CAST(:a AS uuid)", a=alice.id)[
+                "n"
+            ]
+            == 0
+        )
 
 
 def test_anon_reads_nothing(db, alice_with_history):
     for table in TABLES:
-        with pytest.raises(Exception, match="permission denied"), db.transaction("anon", {"role": "anon"}) as tx:
+        with (
+            pytest.raises(Exception, match="permission denied"),
+            db.transaction("anon", {"role": "anon"}) as tx,
+        ):
             tx.rows(f"SELECT * FROM public.{table}")
 
 
@@ -64,7 +74,13 @@ def test_updates_to_foreign_rows_touch_nothing(db, users, alice_with_history):
     alice, sid = alice_with_history
     bob = users.create()
     with db.as_user(bob.claims) as tx:
-        assert tx.execute("UPDATE public.intercept_sessions SET state = 'awaiting_reason' WHERE id = CAST(:s AS uuid)", s=sid) == 0
+        assert (
+            tx.execute(
+                "UPDATE public.intercept_sessions SET state = 'awaiting_reason' WHERE id = CAST(:s AS uuid)",
+                s=sid,
+            )
+            == 0
+        )
         assert tx.execute("DELETE FROM public.rules WHERE user_id = CAST(:u AS uuid)", u=alice.id) == 0
 
 
@@ -91,7 +107,9 @@ def test_policies_call_auth_uid_once_per_statement(db):
     for policy in policies:
         for expression in (policy["qual"], policy["with_check"]):
             if expression and "auth.uid()" in expression:
-                assert expression.count("auth.uid()") == expression.count("SELECT auth.uid()"), policy["policyname"]
+                assert expression.count("auth.uid()") == expression.count("SELECT auth.uid()"), policy[
+                    "policyname"
+                ]
 
 
 def test_functions_pin_their_search_path(db):
@@ -105,7 +123,9 @@ def test_functions_pin_their_search_path(db):
         )
     assert functions
     for function in functions:
-        assert any(setting.startswith("search_path=") for setting in function["proconfig"] or []), function["proname"]
+        assert any(setting.startswith("search_path=") for setting in function["proconfig"] or []), function[
+            "proname"
+        ]
 
 
 def test_policy_columns_are_indexed(db):

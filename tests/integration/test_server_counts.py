@@ -11,8 +11,14 @@ def test_three_server_side_overrides_downgrade_allow_even_if_the_client_says_zer
     body = reason(api, user, sid, SPECIFIC_WORK).body
     assert body["ai_verdict"] == "delay"
     with db.as_owner() as tx:
-        turn = tx.one("SELECT override_count_today, streak, justification FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)", s=sid)
-        session = tx.one("SELECT client_override_count_today, client_streak FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)
+        turn = tx.one(
+            "SELECT override_count_today, streak, justification FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)",
+            s=sid,
+        )
+        session = tx.one(
+            "SELECT client_override_count_today, client_streak FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)",
+            s=sid,
+        )
     assert turn["override_count_today"] == 3
     assert turn["streak"] == 0
     assert "downgraded" in turn["justification"]
@@ -70,8 +76,16 @@ def test_streak_counts_days_since_the_last_override(api, users, db):
     api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": "override"})
     # Move that override three days back, as if it happened then.
     with db.as_owner() as tx:
-        tx.execute("UPDATE public.intercept_sessions SET local_date = local_date - 3 WHERE id = CAST(:s AS uuid)", s=sid)
+        tx.execute(
+            "UPDATE public.intercept_sessions SET local_date = local_date - 3 WHERE id = CAST(:s AS uuid)",
+            s=sid,
+        )
     sid = start(api, user, rule)
     reason(api, user, sid, OTHER)
     with db.as_owner() as tx:
-        assert tx.one("SELECT streak FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)", s=sid)["streak"] == 3
+        assert (
+            tx.one("SELECT streak FROM public.intercept_turns WHERE session_id = CAST(:s AS uuid)", s=sid)[
+                "streak"
+            ]
+            == 3
+        )

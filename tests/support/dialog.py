@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from tests.support.api import ApiClient, Reply, trigger_payload
-from tests.support.users import TestUser
+from tests.support.users import AppUser
 
 BORED = "就是有点无聊，想刷一会儿放松一下"
 WORK_APPEAL = "其实是老板让我下午3点前看完竞品的新视频，要写进今天的报告"
@@ -14,22 +14,22 @@ SPECIFIC_WORK = "老板让我10分钟内回复客户的消息，很急"
 OTHER = "就是想看看有什么好玩的东西"
 
 
-def start(api: ApiClient, user: TestUser, rule: dict[str, Any], **overrides: Any) -> str:
+def start(api: ApiClient, user: AppUser, rule: dict[str, Any], **overrides: Any) -> str:
     payload = trigger_payload(user.id, rule, session_id=str(uuid.uuid4()), **overrides)
     reply = api.post("/intercept-session", user.token, payload)
     assert reply.status == 201, reply.body
     return str(reply.body["session_id"])
 
 
-def reason(api: ApiClient, user: TestUser, sid: str, text: str = BORED) -> Reply:
+def reason(api: ApiClient, user: AppUser, sid: str, text: str = BORED) -> Reply:
     return api.post(f"/intercept-session/{sid}/reason", user.token, {"reason_text": text})
 
 
-def appeal(api: ApiClient, user: TestUser, sid: str, text: str = WORK_APPEAL) -> Reply:
+def appeal(api: ApiClient, user: AppUser, sid: str, text: str = WORK_APPEAL) -> Reply:
     return api.post(f"/intercept-session/{sid}/appeal", user.token, {"appeal_text": text})
 
 
-def decide(api: ApiClient, user: TestUser, sid: str, decision: str = "comply", **extra: Any) -> Reply:
+def decide(api: ApiClient, user: AppUser, sid: str, decision: str = "comply", **extra: Any) -> Reply:
     return api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": decision, **extra})
 
 
@@ -38,13 +38,15 @@ def row_counts(db: Any, user_id: str) -> dict[str, int]:
     with db.as_owner() as tx:
         return {
             table: int(
-                tx.one(f"SELECT count(*) AS n FROM public.{table} WHERE user_id = CAST(:u AS uuid)", u=user_id)["n"]
+                tx.one(
+                    f"SELECT count(*) AS n FROM public.{table} WHERE user_id = CAST(:u AS uuid)", u=user_id
+                )["n"]
             )
             for table in ("intercept_sessions", "intercept_turns", "analytics_events")
         }
 
 
-def override_today(api: ApiClient, user: TestUser, rule: dict[str, Any], times: int) -> None:
+def override_today(api: ApiClient, user: AppUser, rule: dict[str, Any], times: int) -> None:
     for _ in range(times):
         sid = start(api, user, rule)
         assert reason(api, user, sid, OTHER).status == 200

@@ -11,7 +11,7 @@ import jwt
 
 
 @dataclass(frozen=True)
-class TestUser:
+class AppUser:
     id: str
     token: str
 
@@ -38,7 +38,7 @@ class UserFactory:
         self.db = db
         self.secret = secret
 
-    def create(self) -> TestUser:
+    def create(self) -> AppUser:
         user_id = str(uuid.uuid4())
         with self.db.as_owner() as tx:
             tx.execute(
@@ -46,9 +46,9 @@ class UserFactory:
                 id=user_id,
                 email=f"{user_id}@example.test",
             )
-        return TestUser(user_id, make_token(user_id, self.secret))
+        return AppUser(user_id, make_token(user_id, self.secret))
 
-    def rule(self, user: TestUser, **overrides: Any) -> dict[str, Any]:
+    def rule(self, user: AppUser, **overrides: Any) -> dict[str, Any]:
         values = {
             "app_identifier": "com.ss.android.ugc.aweme",
             "app_display_name": "抖音",

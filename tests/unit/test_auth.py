@@ -51,7 +51,9 @@ def test_bad_tokens_are_rejected_with_a_reason(make, message):
 
 
 def test_unsigned_tokens_are_rejected():
-    unsigned = jwt.encode({"sub": SUB, "aud": "authenticated", "exp": time.time() + 60}, None, algorithm="none")
+    unsigned = jwt.encode(
+        {"sub": SUB, "aud": "authenticated", "exp": time.time() + 60}, None, algorithm="none"
+    )
     with pytest.raises(AuthError):
         verify(unsigned, secret=SECRET, jwks_url=None, audience="authenticated")
 

@@ -40,10 +40,14 @@ def insert_session(tx: Tx, values: Row) -> Row | None:
     )
 
 
-def get_session(tx: Tx, session_id: str, *, for_update: bool = False) -> Row | None:
-    lock = " FOR UPDATE" if for_update else ""
+_LOCKS = {None: "", "share": " FOR SHARE", "update": " FOR UPDATE"}
+
+
+def get_session(tx: Tx, session_id: str, *, lock: str | None = None) -> Row | None:
+    """Use `lock="share"` before reading the session's turns: a concurrent turn commits its row
+    and the session's new state together, and the lock keeps both reads on one side of it."""
     return tx.one(
-        f"SELECT * FROM public.intercept_sessions WHERE id = CAST(:id AS uuid){lock}", id=session_id
+        f"SELECT * FROM public.intercept_sessions WHERE id = CAST(:id AS uuid){_LOCKS[lock]}", id=session_id
     )
 
 

@@ -72,8 +72,8 @@ def _persona_out(session: Row) -> PersonaOut:
     )
 
 
-def _load_session(tx: Tx, session_id: str, *, for_update: bool = False) -> Row:
-    session = repository.get_session(tx, session_id, for_update=for_update)
+def _load_session(tx: Tx, session_id: str, *, lock: str | None = None) -> Row:
+    session = repository.get_session(tx, session_id, lock=lock)
     if session is None:
         # A foreign session is invisible under RLS and reads exactly like an unknown one.
         raise not_found("session_not_found", f"no session {session_id}", field="session_id")
@@ -170,7 +170,7 @@ def submit_turn(
 ) -> TurnResult:
     text_print = fingerprint(text)
     with db.as_user(claims.raw) as tx:
-        session = _load_session(tx, session_id)
+        session = _load_session(tx, session_id, lock="share")
         turns = repository.get_turns(tx, session_id)
         if any(turn["turn_no"] >= turn_no for turn in turns) or session["state"] == State.CLOSED:
             return _replay_or_conflict(turns, turn_no, text_print, session)
@@ -250,7 +250,7 @@ def submit_turn_settled(
     except _Raced:
         # The transaction rolled back; the winner's row is committed, so re-reading settles it.
         with db.as_user(claims.raw) as tx:
-            session = _load_session(tx, session_id)
+            session = _load_session(tx, session_id, lock="share")
             turns = repository.get_turns(tx, session_id)
         return _replay_or_conflict(turns, turn_no, fingerprint(text), session)
 
@@ -303,7 +303,7 @@ def decide(db: Database, claims: Claims, session_id: str, request: DecisionReque
     decision_print = fingerprint(request.model_dump(mode="json"))
     with db.as_user(claims.raw) as tx:
         # FOR UPDATE queues concurrent decisions on the same session behind this one.
-        session = _load_session(tx, session_id, for_update=True)
+        session = _load_session(tx, session_id, lock="update")
         if session["state"] == State.CLOSED and session["decision_fingerprint"] == decision_print:
             count("DecisionReplayed")
             return _decision_result(session)
@@ -343,7 +343,7 @@ def decide(db: Database, claims: Claims, session_id: str, request: DecisionReque
 
 def get_session(db: Database, claims: Claims, session_id: str) -> SessionOut:
     with db.as_user(claims.raw) as tx:
-        session = _load_session(tx, session_id)
+        session = _load_session(tx, session_id, lock="share")
         turns = repository.get_turns(tx, session_id)
         rule = repository.get_rule(tx, str(session["rule_id"])) if session["rule_id"] else None
     count("SessionResumed")

@@ -8,7 +8,6 @@ function running without an LLM never pays for it.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -71,17 +70,16 @@ def _classify_sdk_error(exc: Exception) -> LlmFault:
     return LlmFault("client_error", type(exc).__name__)
 
 
-def parse_reply(content: str | None, schema: type[ModelT]) -> ModelT:
-    if not content:
-        raise LlmFault("malformed", "empty content")
+def parse_reply(content: object, schema: type[ModelT]) -> ModelT:
+    """Validate the model's JSON strictly: `true` is no confidence and "0.5" is no number."""
+    if not isinstance(content, str) or not content.strip():
+        raise LlmFault("malformed", "no text content")
     try:
-        data = json.loads(content)
-    except json.JSONDecodeError as exc:
-        raise LlmFault("malformed", "not JSON") from exc
-    try:
-        return schema.model_validate(data)
+        return schema.model_validate_json(content, strict=True)
     except ValidationError as exc:
         errors = exc.errors()
+        if any(error["type"] == "json_invalid" for error in errors):
+            raise LlmFault("malformed", "not JSON") from exc
         in_range = all(_is_range_error(error) for error in errors)
         kinds = ",".join(sorted({error["type"] for error in errors}))
         raise LlmFault("out_of_range" if in_range else "malformed", kinds) from exc
@@ -125,16 +123,24 @@ def complete_structured(
         )
     except openai.OpenAIError as exc:
         raise _classify_sdk_error(exc) from exc
+    except ValueError as exc:
+        # The SDK hands a 200 body that is not JSON straight to json.loads.
+        raise LlmFault("malformed", "response body is not JSON") from exc
     except Exception as exc:
         raise LlmFault("client_error", type(exc).__name__) from exc
     latency_ms = int((time.perf_counter() - started) * 1000)
-    if not completion.choices:
-        raise LlmFault("malformed", "no choices")
-    message = completion.choices[0].message
-    if getattr(message, "refusal", None):
+    content, model = _first_message(completion)
+    return LlmReply(value=parse_reply(content, schema), model=model or settings.model, latency_ms=latency_ms)
+
+
+def _first_message(completion: Any) -> tuple[object, str | None]:
+    """The first choice's content, from a response whose shape the SDK did not check."""
+    try:
+        message = completion.choices[0].message
+        refusal, content = getattr(message, "refusal", None), message.content
+        model = completion.model if isinstance(completion.model, str) else None
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise LlmFault("malformed", "unexpected response shape") from exc
+    if refusal:
         raise LlmFault("refused")
-    return LlmReply(
-        value=parse_reply(message.content, schema),
-        model=completion.model or settings.model,
-        latency_ms=latency_ms,
-    )
+    return content, model
