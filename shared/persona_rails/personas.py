@@ -101,13 +101,13 @@ class PersonaCatalog:
         cls,
         path: Path,
         *,
-        required_templates: set[str],
-        allowed_placeholders: set[str],
+        templates: Mapping[str, Iterable[str]],
         message_limit: int,
         sample_values: Mapping[str, object],
     ) -> PersonaCatalog:
-        """Parse and validate a personas file; every template must render within the limit
-        for the largest values the product allows (`sample_values`)."""
+        """Parse and validate a personas file. `templates` names every required template and the
+        placeholders it may use; each must render within the limit for the largest values the
+        product allows (`sample_values`)."""
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
             entries = document["personas"]
@@ -123,11 +123,13 @@ class PersonaCatalog:
             where = f"{path}: persona '{persona.key}'"
             if persona.key in personas:
                 raise PersonaConfigError(f"{where}: duplicate key")
-            missing = required_templates - persona.templates.keys()
+            missing = templates.keys() - persona.templates.keys()
             if missing:
                 raise PersonaConfigError(f"{where}: missing templates {sorted(missing)}")
             for name, template in persona.templates.items():
-                unknown = placeholders(template) - allowed_placeholders
+                if name not in templates:
+                    raise PersonaConfigError(f"{where}: unexpected template '{name}'")
+                unknown = placeholders(template) - set(templates[name])
                 if unknown:
                     raise PersonaConfigError(f"{where}: template '{name}' uses unknown {sorted(unknown)}")
                 if len(render(template, sample_values)) > message_limit:

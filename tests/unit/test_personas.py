@@ -4,16 +4,15 @@ import json
 
 import pytest
 
-from intercept_session.engine.messages import (
-    MESSAGE_LIMIT,
-    PLACEHOLDERS,
-    REQUIRED_TEMPLATES,
-    challenge_message,
-    largest_fills,
-    verdict_message,
-)
+from intercept_session.engine.messages import challenge_message, verdict_message
 from intercept_session.engine.model import RuleContext, Verdict
-from intercept_session.personas import PERSONAS_FILE, catalog
+from persona_rails.interception_personas import (
+    LARGEST_FILLS,
+    MESSAGE_LIMIT,
+    PERSONAS_FILE,
+    TEMPLATES,
+    catalog,
+)
 from persona_rails.personas import PersonaCatalog, PersonaConfigError, UnknownPersonaError, fit
 
 # The spec's templates, character for character.
@@ -44,7 +43,7 @@ RULE = RuleContext("规则", "抖音", "今天的周报", 45, 10)
 @pytest.mark.parametrize("key", sorted(SPEC_TEMPLATES))
 def test_templates_are_the_spec_wording(key):
     persona = catalog().get(key)
-    assert persona.templates == SPEC_TEMPLATES[key]
+    assert {name: persona.templates[name] for name in SPEC_TEMPLATES[key]} == SPEC_TEMPLATES[key]
     assert persona.display_name == DISPLAY_NAMES[key]
     assert persona.avatar_asset_key == f"avatars/{key}.png"
     assert persona.version >= 1
@@ -72,8 +71,9 @@ def test_verdict_messages_fill_from_the_rule(key, verdict, expected):
 @pytest.mark.parametrize("key", sorted(SPEC_TEMPLATES))
 def test_every_message_stays_within_60_characters_even_with_the_largest_fills(key):
     persona = catalog().get(key)
-    fills = largest_fills()
-    rule = RuleContext("x", str(fills["app_display_name"]), str(fills["next_action"]), 1440, 120)
+    rule = RuleContext(
+        "x", str(LARGEST_FILLS["app_display_name"]), str(LARGEST_FILLS["next_action"]), 1440, 120
+    )
     for verdict in Verdict:
         assert len(verdict_message(persona, verdict, rule)) <= MESSAGE_LIMIT
     # A session's app name may be 100 characters: the name is shortened, never the template.
@@ -98,11 +98,7 @@ def _write(tmp_path, personas):
 
 def _load(path):
     return PersonaCatalog.load(
-        path,
-        required_templates=REQUIRED_TEMPLATES,
-        allowed_placeholders=PLACEHOLDERS,
-        message_limit=MESSAGE_LIMIT,
-        sample_values=largest_fills(),
+        path, templates=TEMPLATES, message_limit=MESSAGE_LIMIT, sample_values=LARGEST_FILLS
     )
 
 
@@ -115,6 +111,8 @@ def _valid():
     [
         (lambda p: p["templates"].pop("delay"), "missing templates"),
         (lambda p: p["templates"].update(deny="先{{homework}}"), "unknown ['homework']"),
+        (lambda p: p["templates"].update(deny="先{{top_count}}"), "unknown ['top_count']"),
+        (lambda p: p["templates"].update(farewell="再见"), "unexpected template 'farewell'"),
         (lambda p: p["templates"].update(allow="好" * 61), "exceeds 60 characters"),
         (lambda p: p.update(key="Bad Key"), "key"),
         (lambda p: p.update(version=0), "version"),

@@ -26,7 +26,7 @@ from intercept_session.engine.model import (
     Trigger,
     Verdict,
 )
-from intercept_session.personas import catalog
+from persona_rails.interception_personas import catalog
 
 COUNTDOWN_SECONDS = 20
 REASON_MIN_CHARS = 10

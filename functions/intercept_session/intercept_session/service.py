@@ -18,7 +18,6 @@ from intercept_session.engine import state_machine
 from intercept_session.engine.messages import RECOMMENDED_ACTION, challenge_message, verdict_message
 from intercept_session.engine.model import EvaluationInput, RuleContext, State, Trigger, Verdict
 from intercept_session.evaluation import evaluate
-from intercept_session.personas import catalog
 from intercept_session.schemas import (
     DecisionRequest,
     DecisionResult,
@@ -31,6 +30,7 @@ from intercept_session.schemas import (
 from persona_rails.auth import Claims
 from persona_rails.db import Database, Tx
 from persona_rails.http.errors import conflict, not_found, unprocessable
+from persona_rails.interception_personas import catalog
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings
 

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 from intercept_session.engine.model import RecommendedAction, RuleContext, Verdict
+from persona_rails.interception_personas import MESSAGE_LIMIT
 from persona_rails.personas import Persona, fit
 
-MESSAGE_LIMIT = 60
-REQUIRED_TEMPLATES = {"challenge", "deny", "delay", "allow"}
-PLACEHOLDERS = {"app_display_name", "next_action", "delay_minutes", "remaining_minutes"}
 # Free text may be shortened to fit; numbers never are.
 _SHRINKABLE = ("app_display_name", "next_action")
-
-# The largest values the schema admits for each fill (see the rules table's CHECKs).
-MAX_RULE_APP_NAME = 40
-MAX_NEXT_ACTION = 20
-MAX_MINUTES = 1440
-MAX_DELAY_MINUTES = 120
 
 RECOMMENDED_ACTION = {
     Verdict.DENY: RecommendedAction.COMPLY,
     Verdict.DELAY: RecommendedAction.ACCEPT_DELAY,
     Verdict.ALLOW: RecommendedAction.UNLOCK,
 }
-
-
-def largest_fills() -> dict[str, object]:
-    return {
-        "app_display_name": "名" * MAX_RULE_APP_NAME,
-        "next_action": "事" * MAX_NEXT_ACTION,
-        "delay_minutes": MAX_DELAY_MINUTES,
-        "remaining_minutes": MAX_MINUTES,
-    }
 
 
 def _fills(rule: RuleContext, app_display_name: str) -> dict[str, object]:
