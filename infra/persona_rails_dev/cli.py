@@ -4,7 +4,9 @@ rails serve [--port 3000] [--demo]   every HTTP function on one port (embedded P
 rails invoke FUNCTION -e EVENT.json  one function, one event, as `sam local invoke` would
 rails token [--sub UUID]             a development JWT for the local stack
 rails db [--seed]                    start the embedded Postgres, apply migrations, print its URL
-rails demo [--url URL]               run a complete dialog against a running local API
+rails demo [--url URL] [--dialogs N] run dialogs against a running local API
+rails weekly [--week 2026-W47]       run WeeklySummaryFunction's job with a progress bar
+rails summaries [--sub UUID]         read a user's weekly summaries as that user (RLS applies)
 """
 
 from __future__ import annotations
@@ -83,9 +85,30 @@ def _db(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from persona_rails_dev.demo import run_demo
+    from persona_rails_dev.demo import run_demo, run_varied_dialogs
 
-    run_demo(args.url)
+    if args.dialogs > 1:
+        run_varied_dialogs(args.url, args.dialogs)
+    else:
+        run_demo(args.url)
+    return 0
+
+
+def _weekly(args: argparse.Namespace) -> int:
+    local_env.prepare(seed=True)
+    from persona_rails_dev.weekly import run_weekly_locally
+
+    report = run_weekly_locally(week=args.week, user_id=args.user, now=args.now)
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _summaries(args: argparse.Namespace) -> int:
+    local_env.prepare(seed=True)
+    from persona_rails_dev.weekly import read_summaries
+
+    for row in read_summaries(args.sub):
+        print(json.dumps(row, ensure_ascii=False, indent=2, default=str))
     return 0
 
 
@@ -122,7 +145,20 @@ def main(argv: list[str] | None = None) -> int:
 
     demo = commands.add_parser("demo", help="run a dialog against a running local API")
     demo.add_argument("--url", default="http://127.0.0.1:3000")
+    demo.add_argument(
+        "--dialogs", type=int, default=1, help="run N varied dialogs (reasons, personas, choices)"
+    )
     demo.set_defaults(run=_demo)
+
+    weekly = commands.add_parser("weekly", help="run the weekly summary job against the local database")
+    weekly.add_argument("--week", help="backfill this ISO week (2026-W47) or the week of a date")
+    weekly.add_argument("--user", help="only this user id")
+    weekly.add_argument("--now", help="scheduled mode: pretend the scheduler ticked at this ISO time")
+    weekly.set_defaults(run=_weekly)
+
+    summaries = commands.add_parser("summaries", help="print a user's weekly summaries, read under RLS")
+    summaries.add_argument("--sub", default=local_env.DEV_USER_ID)
+    summaries.set_defaults(run=_summaries)
 
     args = parser.parse_args(argv)
     return int(args.run(args))

@@ -78,3 +78,55 @@ def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
     step("S5-S6 decision", "POST", f"/intercept-session/{session_id}/decision", {"user_decision": "override"})
     step("resume", "GET", f"/intercept-session/{session_id}")
     return steps
+
+
+# Reasons, personas and choices that make a realistic week: a mix of excuse categories.
+_VARIED = [
+    ("strict-father", "老板让我10分钟内回复客户的消息，很急", "override"),
+    ("rational-mentor", "就是有点无聊，想刷一会儿放松一下", "comply"),
+    ("humor-coach", "明天考试，要在群里看老师发的复习资料", "override"),
+    ("strict-father", "今天太累了，压力好大，想放松一下", "comply"),
+    ("humor-coach", "就是想看看有什么好玩的东西", "comply"),
+    ("rational-mentor", "need to reply to my boss about the client meeting", "override"),
+    ("strict-father", "有点无聊，想看看朋友圈有什么新鲜事", "comply"),
+]
+
+
+def run_varied_dialogs(base_url: str, count: int, print_fn: Any = print) -> list[dict[str, Any]]:
+    token = mint_token(DEV_USER_ID)
+    results = []
+    for index in range(count):
+        persona, reason, decision = _VARIED[index % len(_VARIED)]
+        session_id = str(uuid.uuid4())
+        now = datetime.now(timezone(timedelta(hours=8)))
+        status, started = call(
+            base_url,
+            "POST",
+            "/intercept-session",
+            token,
+            {
+                "session_id": session_id,
+                "user_id": DEV_USER_ID,
+                "rule_id": DEMO_RULE_ID,
+                "app_identifier": "com.ss.android.ugc.aweme",
+                "app_display_name": "抖音",
+                "trigger": "quota_exceeded",
+                "timestamp": now.isoformat(),
+                "persona_key": persona,
+            },
+        )
+        if status >= 400:
+            raise RuntimeError(f"dialog {index + 1} could not start: {started}")
+        _, turn = call(
+            base_url, "POST", f"/intercept-session/{session_id}/reason", token, {"reason_text": reason}
+        )
+        body: dict[str, Any] = {"user_decision": decision}
+        if decision == "comply" and turn.get("ai_verdict") == "delay":
+            body["accepted_delay"] = True
+        status, closed = call(base_url, "POST", f"/intercept-session/{session_id}/decision", token, body)
+        if status >= 400:
+            raise RuntimeError(f"dialog {index + 1} failed: {closed}")
+        category, verdict = turn.get("reason_category"), turn.get("ai_verdict")
+        print_fn(f"dialog {index + 1}: {persona:16} {category:13} {verdict:6} -> {decision}")
+        results.append(closed)
+    return results

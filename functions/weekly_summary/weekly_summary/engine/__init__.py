@@ -1,0 +1,1 @@
+"""Pure weekly-summary logic: ISO weeks in local time, rates, ties, trend, the insight sentence."""

@@ -1,0 +1,29 @@
+"""Lambda entry of WeeklySummaryFunction (template.yaml: weekly_summary.handler.lambda_handler).
+
+A plain handler for EventBridge Scheduler: no HTTP. A failed run raises, so the schedule's
+retry policy re-runs it (safely: finished users are committed) and then the dead-letter queue
+keeps the event.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from persona_rails.db import get_database
+from persona_rails.interception_personas import catalog
+from persona_rails.observability import logger, metrics
+from persona_rails.settings import cached_settings
+from weekly_summary.schemas import RunRequest
+from weekly_summary.service import run_weekly
+from weekly_summary.settings import WeeklySettings
+
+catalog()
+
+
+@logger.inject_lambda_context(log_event=False)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    request = RunRequest.from_event(event)
+    report = run_weekly(get_database(), cached_settings(WeeklySettings), request, datetime.now(UTC))
+    metrics.add_metric(name="SummariesWritten", unit="Count", value=report.processed)
+    metrics.add_metric(name="UsersSkipped", unit="Count", value=report.skipped)
+    return report.as_dict()
