@@ -22,7 +22,13 @@ catalog()
 @logger.inject_lambda_context(log_event=False)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    request = RunRequest.from_event(event)
+    try:
+        request = RunRequest.from_event(event)
+    except ValueError as exc:
+        # Named fields only: the event is an operator's or the scheduler's, but stay terse anyway.
+        metrics.add_metric(name="InvalidEvent", unit="Count", value=1)
+        logger.error("invalid weekly-summary event", extra={"problem": str(exc).splitlines()[0]})
+        raise
     report = run_weekly(get_database(), cached_settings(WeeklySettings), request, datetime.now(UTC))
     metrics.add_metric(name="SummariesWritten", unit="Count", value=report.processed)
     metrics.add_metric(name="UsersSkipped", unit="Count", value=report.skipped)
