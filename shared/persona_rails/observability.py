@@ -6,8 +6,9 @@ Raw user text never goes through these: callers log ids, enums and numbers only.
 from __future__ import annotations
 
 import os
-from functools import cache
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from functools import cache, wraps
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
@@ -17,7 +18,9 @@ from persona_rails import env
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
-__all__ = ["MetricUnit", "count", "logger", "metrics", "milliseconds", "tracer"]
+__all__ = ["MetricUnit", "count", "logger", "metrics", "milliseconds", "publishing_metrics", "tracer"]
+
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 
 _SERVICE = os.environ.get(env.SERVICE_NAME, "persona-rails")
 
@@ -46,3 +49,19 @@ def tracing_enabled() -> bool:
     in_lambda = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
     disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in {"1", "true"}
     return in_lambda and not disabled
+
+
+def publishing_metrics(handler: HandlerT) -> HandlerT:
+    """Powertools' `log_metrics`, plus a fix: with POWERTOOLS_METRICS_DISABLED=true, Powertools 3
+    skips the flush without clearing the buffer, so a warm process accumulates every value and
+    dumps them every 100. We clear it after each invocation whatever the setting."""
+    flushing = metrics.log_metrics(handler)
+
+    @wraps(handler)
+    def invoke(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return flushing(*args, **kwargs)
+        finally:
+            metrics.clear_metrics()
+
+    return invoke  # type: ignore[return-value]

@@ -93,3 +93,17 @@ def test_the_correlation_id_is_api_gateways_request_id(api, users, logs):
     assert api.invoke_event(event).status == 201
     started = [line for line in json_lines(logs.getvalue()) if line.get("message") == "session started"]
     assert started[0]["correlation_id"] == "req-correlation-42"
+
+
+def test_disabled_metrics_do_not_pile_up_across_invocations(api, users, capfd, monkeypatch):
+    """Powertools 3 keeps disabled metrics in its buffer; the handler factory clears them."""
+    from persona_rails.observability import metrics
+
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    user = users.create()
+    rule = users.rule(user)
+    for _ in range(60):
+        start(api, user, rule)
+    out, _ = capfd.readouterr()
+    assert "_aws" not in out
+    assert metrics.provider.metric_set == {}

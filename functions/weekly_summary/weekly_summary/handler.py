@@ -10,7 +10,7 @@ from typing import Any
 
 from persona_rails.db import get_database
 from persona_rails.interception_personas import catalog
-from persona_rails.observability import logger, metrics
+from persona_rails.observability import logger, metrics, publishing_metrics
 from persona_rails.settings import cached_settings
 from weekly_summary.schemas import RunRequest
 from weekly_summary.service import run_weekly
@@ -20,7 +20,7 @@ catalog()
 
 
 @logger.inject_lambda_context(log_event=False)
-@metrics.log_metrics
+@publishing_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
         request = RunRequest.from_event(event)

@@ -9,7 +9,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, FastAPI
 
 from persona_rails.http.errors import install_error_handlers
-from persona_rails.observability import logger, metrics, tracer, tracing_enabled
+from persona_rails.observability import logger, publishing_metrics, tracer, tracing_enabled
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -26,7 +26,7 @@ def lambda_handler_for(app: FastAPI) -> LambdaHandler:
     from mangum import Mangum
 
     handler: LambdaHandler = Mangum(app, lifespan="off")
-    handler = metrics.log_metrics(handler)
+    handler = publishing_metrics(handler)
     if tracing_enabled():
         handler = tracer().capture_lambda_handler(handler, capture_response=False)
     return logger.inject_lambda_context(
