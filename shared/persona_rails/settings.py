@@ -23,6 +23,8 @@ class _Base(BaseSettings):
 class DatabaseSettings(_Base):
     database_url: str | None = Field(default=None, validation_alias=env.DATABASE_URL)
     embedded_pgdata: str | None = Field(default=None, validation_alias=env.EMBEDDED_PGDATA)
+    # How long one database read may block before the connection counts as dead.
+    db_timeout_seconds: float = Field(default=30, gt=0, le=3600, validation_alias=env.DB_TIMEOUT_SECONDS)
 
 
 class AuthSettings(_Base):

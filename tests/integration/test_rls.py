@@ -142,3 +142,11 @@ def test_policy_columns_are_indexed(db):
             """
         )
     assert unindexed == []
+
+
+def test_a_failed_role_switch_leaves_the_pool_usable(db, users):
+    with pytest.raises(Exception, match="role"), db.transaction("no_such_role", {"role": "x"}) as tx:
+        tx.rows("SELECT 1")
+    user = users.create()
+    with db.as_user(user.claims) as tx:
+        assert tx.one("SELECT auth.uid() AS uid")["uid"].hex == user.id.replace("-", "")

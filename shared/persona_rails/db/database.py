@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import queue
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from typing import Any
 
+from persona_rails.db import pipeline
 from persona_rails.db.url import connect_kwargs
 from persona_rails.observability import logger
 from persona_rails.settings import DatabaseSettings, cached_settings
@@ -48,23 +49,25 @@ class Tx:
     def __init__(self, connection: Any) -> None:
         self._connection = connection
 
-    def rows(self, sql: str, **params: Any) -> list[dict[str, Any]]:
+    def _run(self, sql: str, params: dict[str, Any]) -> Any:
         import pg8000.exceptions
 
         try:
-            result = self._connection.run(sql, **params)
+            return pipeline.execute(self._connection, sql, params)
         except pg8000.exceptions.DatabaseError as exc:
             raise _as_db_error(exc) from None
-        columns = [column["name"] for column in self._connection.columns or ()]
-        return [dict(zip(columns, row, strict=True)) for row in result or ()]
+
+    def rows(self, sql: str, **params: Any) -> list[dict[str, Any]]:
+        context = self._run(sql, params)
+        columns = [column["name"] for column in context.columns or ()]
+        return [dict(zip(columns, row, strict=True)) for row in context.rows or ()]
 
     def one(self, sql: str, **params: Any) -> dict[str, Any] | None:
         found = self.rows(sql, **params)
         return found[0] if found else None
 
     def execute(self, sql: str, **params: Any) -> int:
-        self.rows(sql, **params)
-        return int(self._connection.row_count)
+        return int(self._run(sql, params).row_count)
 
 
 class Database:
@@ -73,11 +76,11 @@ class Database:
 
     MAX_IDLE = 4
 
-    def __init__(self, url: str) -> None:
-        self._kwargs = connect_kwargs(url)
+    def __init__(self, url: str, *, timeout: float | None = 30) -> None:
+        self._kwargs = connect_kwargs(url, timeout)
         self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
 
-    def _checkout(self) -> Any:
+    def _checkout(self, setup_sql: str | None, params: dict[str, Any]) -> Any:
         import pg8000.exceptions
         import pg8000.native
 
@@ -88,13 +91,24 @@ class Database:
                 connection = self._idle.get_nowait()
             except queue.Empty:
                 connection = pg8000.native.Connection(**self._kwargs)
-                connection.run("START TRANSACTION")
+                self._begin(connection, setup_sql, params)
                 return connection
             try:
-                connection.run("START TRANSACTION")
+                self._begin(connection, setup_sql, params)
                 return connection
             except (pg8000.exceptions.InterfaceError, OSError):
                 _close_quietly(connection)
+
+    def _begin(self, connection: Any, setup_sql: str | None, params: dict[str, Any]) -> None:
+        import pg8000.exceptions
+
+        try:
+            pipeline.begin(connection, setup_sql, params)
+        except pg8000.exceptions.DatabaseError:
+            # The set-up failed inside the new transaction: end it and keep the connection.
+            connection.run("ROLLBACK")
+            self._checkin(connection)
+            raise
 
     def _checkin(self, connection: Any) -> None:
         if self._idle.qsize() < self.MAX_IDLE:
@@ -103,12 +117,14 @@ class Database:
             _close_quietly(connection)
 
     @contextmanager
-    def _unit_of_work(self, setup: Callable[[Any], None]) -> Iterator[Tx]:
+    def _unit_of_work(self, setup_sql: str | None = None, **params: Any) -> Iterator[Tx]:
         import pg8000.exceptions
 
-        connection = self._checkout()
         try:
-            setup(connection)
+            connection = self._checkout(setup_sql, params)
+        except pg8000.exceptions.DatabaseError as exc:
+            raise _as_db_error(exc) from None
+        try:
             yield Tx(connection)
             connection.run("COMMIT")
         except BaseException as exc:
@@ -125,14 +141,12 @@ class Database:
                 self._checkin(connection)
 
     def transaction(self, role: str, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
-        def become(connection: Any) -> None:
-            connection.run(
-                "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)",
-                role=role,
-                claims=json.dumps(claims),
-            )
-
-        return self._unit_of_work(become)
+        """A transaction run as `role` with these JWT claims, set up as PostgREST does it."""
+        return self._unit_of_work(
+            "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)",
+            role=role,
+            claims=json.dumps(claims),
+        )
 
     def as_user(self, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
         """Run as `authenticated` with these JWT claims: RLS applies."""
@@ -143,7 +157,7 @@ class Database:
 
     def as_owner(self) -> AbstractContextManager[Tx]:
         """The connecting role itself: migrations, seeds and test set-up only."""
-        return self._unit_of_work(lambda connection: None)
+        return self._unit_of_work()
 
     def close(self) -> None:
         while True:
@@ -170,4 +184,5 @@ def resolve_database_url(settings: DatabaseSettings) -> str:
 
 @cache
 def get_database() -> Database:
-    return Database(resolve_database_url(cached_settings(DatabaseSettings)))
+    settings = cached_settings(DatabaseSettings)
+    return Database(resolve_database_url(settings), timeout=settings.db_timeout_seconds)

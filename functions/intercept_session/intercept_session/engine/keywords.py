@@ -171,23 +171,29 @@ _ASCII_WORD = re.compile(r"^[\x00-\x7f]+$")
 
 
 @dataclass(frozen=True)
-class _Pattern:
-    keyword: str
-    regex: re.Pattern[str]
+class _Matcher:
+    """Chinese keywords as plain substrings; English ones in one compiled alternation."""
+
+    chinese: tuple[str, ...]
+    english: re.Pattern[str] | None
+    by_lower: dict[str, str]
 
 
 @cache
-def _patterns(keywords: tuple[str, ...]) -> tuple[_Pattern, ...]:
-    compiled = []
-    for keyword in keywords:
-        if _ASCII_WORD.match(keyword):
-            # "ER" is only meaningful in capitals; every other English keyword ignores case.
-            flags = 0 if keyword.isupper() else re.IGNORECASE
-            regex = re.compile(rf"(?<![A-Za-z0-9]){re.escape(keyword)}(?![A-Za-z0-9])", flags)
-        else:
-            regex = re.compile(re.escape(keyword))
-        compiled.append(_Pattern(keyword, regex))
-    return tuple(compiled)
+def _matcher(keywords: tuple[str, ...]) -> _Matcher:
+    english = [keyword for keyword in keywords if _ASCII_WORD.match(keyword)]
+    alternatives = [
+        # "ER" is only meaningful in capitals; every other English keyword ignores case.
+        re.escape(keyword) if keyword.isupper() else f"(?i:{re.escape(keyword)})"
+        for keyword in sorted(english, key=len, reverse=True)
+    ]
+    regex = re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alternatives)})(?![A-Za-z0-9])") if english else None
+    return _Matcher(
+        chinese=tuple(keyword for keyword in keywords if keyword not in english),
+        english=regex,
+        by_lower={keyword.lower(): keyword for keyword in english if not keyword.isupper()}
+        | {keyword: keyword for keyword in english if keyword.isupper()},
+    )
 
 
 def _negated(text: str, start: int) -> bool:
@@ -199,15 +205,28 @@ def _negated(text: str, start: int) -> bool:
     return any(word in _NEGATIONS_EN for word in words)
 
 
+def _hits(text: str, matcher: _Matcher) -> list[tuple[str, int]]:
+    """(keyword, position) for every occurrence, Chinese and English alike."""
+    hits = []
+    for keyword in matcher.chinese:
+        position = text.find(keyword)
+        while position >= 0:
+            hits.append((keyword, position))
+            position = text.find(keyword, position + 1)
+    if matcher.english is not None:
+        for hit in matcher.english.finditer(text):
+            word = hit.group(0)
+            hits.append((matcher.by_lower.get(word.lower(), matcher.by_lower.get(word, word)), hit.start()))
+    return hits
+
+
 def matches(text: str, keywords: Iterable[str], *, skip_negated: bool = False) -> list[str]:
-    found = []
-    for pattern in _patterns(tuple(keywords)):
-        for hit in pattern.regex.finditer(text):
-            if skip_negated and _negated(text, hit.start()):
-                continue
-            found.append(pattern.keyword)
-            break
-    return found
+    """The distinct keywords present (each once), in list order."""
+    order = tuple(keywords)
+    found = {
+        keyword for keyword, at in _hits(text, _matcher(order)) if not (skip_negated and _negated(text, at))
+    }
+    return [keyword for keyword in order if keyword in found]
 
 
 def urgent_keywords(text: str) -> list[str]:
