@@ -34,6 +34,7 @@ $(BIN)/.bench: $(BIN)/.installed
 
 bench: $(BIN)/.bench
 	$(BIN)/python -m bench.run_all
+	$(BIN)/python -m bench.weekly_summary
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache .coverage coverage.xml

@@ -31,10 +31,23 @@ def call(
         return error.code, json.loads(error.read() or b"{}")
 
 
+def _trigger(session_id: str, persona_key: str) -> dict[str, Any]:
+    """The trigger payload the Android watcher sends when 抖音 opens past its quota (UTC+8)."""
+    return {
+        "session_id": session_id,
+        "user_id": DEV_USER_ID,
+        "rule_id": DEMO_RULE_ID,
+        "app_identifier": "com.ss.android.ugc.aweme",
+        "app_display_name": "抖音",
+        "trigger": "quota_exceeded",
+        "timestamp": datetime.now(timezone(timedelta(hours=8))).isoformat(),
+        "persona_key": persona_key,
+    }
+
+
 def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
     token = mint_token(DEV_USER_ID)
     session_id = str(uuid.uuid4())
-    now = datetime.now(timezone(timedelta(hours=8)))
     steps: dict[str, Any] = {}
 
     def step(title: str, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -50,18 +63,7 @@ def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
         "S1 challenge",
         "POST",
         "/intercept-session",
-        {
-            "session_id": session_id,
-            "user_id": DEV_USER_ID,
-            "rule_id": DEMO_RULE_ID,
-            "app_identifier": "com.ss.android.ugc.aweme",
-            "app_display_name": "抖音",
-            "trigger": "quota_exceeded",
-            "timestamp": now.isoformat(),
-            "persona_key": "strict-father",
-            "streak": 3,
-            "override_count_today": 1,
-        },
+        {**_trigger(session_id, "strict-father"), "streak": 3, "override_count_today": 1},
     )
     step(
         "S2-S4 reason",
@@ -98,23 +100,7 @@ def run_varied_dialogs(base_url: str, count: int, print_fn: Any = print) -> list
     for index in range(count):
         persona, reason, decision = _VARIED[index % len(_VARIED)]
         session_id = str(uuid.uuid4())
-        now = datetime.now(timezone(timedelta(hours=8)))
-        status, started = call(
-            base_url,
-            "POST",
-            "/intercept-session",
-            token,
-            {
-                "session_id": session_id,
-                "user_id": DEV_USER_ID,
-                "rule_id": DEMO_RULE_ID,
-                "app_identifier": "com.ss.android.ugc.aweme",
-                "app_display_name": "抖音",
-                "trigger": "quota_exceeded",
-                "timestamp": now.isoformat(),
-                "persona_key": persona,
-            },
-        )
+        status, started = call(base_url, "POST", "/intercept-session", token, _trigger(session_id, persona))
         if status >= 400:
             raise RuntimeError(f"dialog {index + 1} could not start: {started}")
         _, turn = call(

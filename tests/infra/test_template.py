@@ -107,3 +107,26 @@ def test_the_event_fixtures_match_declared_routes():
         if event.get("version") == "2.0":
             assert event["routeKey"] in route_keys, path.name
             assert event["requestContext"]["http"]["method"] == event["routeKey"].split()[0]
+
+
+def test_the_weekly_summary_is_scheduled_with_retries_and_dead_letters():
+    function = functions()["WeeklySummaryFunction"]
+    assert function.routes == ()
+    (schedule,) = function.schedules
+    assert schedule["ScheduleExpression"].startswith("cron(")
+    assert schedule["ScheduleExpressionTimezone"]
+    assert schedule["RetryPolicy"]["MaximumRetryAttempts"] >= 1
+    assert schedule["DeadLetterConfig"]
+    assert json.loads(schedule["Input"]) == {"scheduled_time": "<aws.scheduler.scheduled-time>"}
+    properties = load_template()["Resources"]["WeeklySummaryFunction"]["Properties"]
+    assert properties["DeadLetterQueue"]["Type"] == "SQS"
+    assert properties["EventInvokeConfig"]["MaximumRetryAttempts"] >= 1
+
+
+def test_the_weekly_event_fixtures_are_what_the_scheduler_and_operators_send():
+    fixtures = sorted(path.name for path in (REPO / "events" / "weekly-summary").glob("*.json"))
+    assert fixtures == ["backfill-user.json", "backfill-week.json", "scheduled.json"]
+    scheduled = json.loads(
+        (REPO / "events" / "weekly-summary" / "scheduled.json").read_text(encoding="utf-8")
+    )
+    assert set(scheduled) == {"scheduled_time"}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 
 import pytest
 
+from persona_rails.observability import logger
 from tests.support.fake_openai import FakeOpenAI
 
 FAKE_API_KEY = "test-key"
@@ -41,3 +44,14 @@ def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
             monkeypatch.undo()
             _clear_llm_caches()
     assert not fake.errors, f"the fake OpenAI server itself failed: {fake.errors}"
+
+
+@pytest.fixture
+def logs() -> Iterator[io.StringIO]:
+    """Everything the Powertools logger writes during a test, in its own JSON format."""
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    yield buffer
+    logger.removeHandler(handler)

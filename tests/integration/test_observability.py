@@ -1,12 +1,9 @@
 """JSON logs with a correlation id, EMF metrics, and no raw user text anywhere in the output."""
 
-import io
 import json
-import logging
 
 import pytest
 
-from persona_rails.observability import logger
 from tests.support.api import load_event, trigger_payload
 from tests.support.dialog import decide, start
 
@@ -19,17 +16,6 @@ def json_lines(text):
     for line in text.splitlines():
         if line.startswith("{"):
             yield json.loads(line)
-
-
-@pytest.fixture
-def logs():
-    """Everything the powertools logger writes, in its own JSON format."""
-    buffer = io.StringIO()
-    handler = logging.StreamHandler(buffer)
-    handler.setFormatter(logger.registered_formatter)
-    logger.addHandler(handler)
-    yield buffer
-    logger.removeHandler(handler)
 
 
 @pytest.fixture

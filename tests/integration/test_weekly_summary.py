@@ -4,15 +4,12 @@ Each test works in a week of its own (or filters by user), because the database 
 the whole session.
 """
 
-import io
 import json
-import logging
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from persona_rails.db import DbError
-from persona_rails.observability import logger
 from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
 from persona_rails_dev.template import functions
 from tests.support.api import load_event
@@ -28,16 +25,6 @@ def run(db, *, week=None, user=None, now=None, batch_size=2000, progress=None):
     settings = WeeklySettings(**{"PERSONA_RAILS_WEEKLY_BATCH_SIZE": batch_size})
     request = RunRequest(week=week, user_id=user, scheduled_time=now)
     return run_weekly(db, settings, request, datetime.now(UTC), progress)
-
-
-@pytest.fixture
-def logs():
-    buffer = io.StringIO()
-    handler = logging.StreamHandler(buffer)
-    handler.setFormatter(logger.registered_formatter)
-    logger.addHandler(handler)
-    yield buffer
-    logger.removeHandler(handler)
 
 
 def log_lines(buffer):
@@ -314,3 +301,31 @@ def test_an_eventbridge_envelope_is_understood():
     assert request.week_start == date(2026, 11, 16)
     assert request.tick(datetime.now(UTC)) == datetime(2026, 11, 23, 6, 15, tzinfo=UTC)
     assert request.tick(datetime.now(UTC)) - datetime(2026, 11, 23, 6, 15, tzinfo=UTC) == timedelta(0)
+
+
+def test_an_llm_may_write_the_insight_from_numbers_only(db, users, fake_openai, monkeypatch):
+    from tests.support.fake_openai import json_content, server_error
+
+    monkeypatch.setenv("PERSONA_RAILS_WEEKLY_LLM_INSIGHTS", "true")
+    first, second = sorted(users.create().id for _ in range(2))
+    for person in (first, second):
+        add_session(
+            db, person, local_start=at(date(2025, 10, 8), 9), persona="rational-mentor", category="work"
+        )
+    fake_openai.script(
+        json_content({"insight": "本周最常出现的借口类型是工作，建议提前规划。"}), server_error(503)
+    )
+    report = run_weekly(db, WeeklySettings(), RunRequest(week="2025-W41"), datetime.now(UTC))
+    assert report.processed == 2
+    week = date(2025, 10, 6)
+    written, fallback = summary_of(db, first, week), summary_of(db, second, week)
+    assert (written["insight_source"], written["insight"]) == (
+        "llm",
+        "本周最常出现的借口类型是工作，建议提前规划。",
+    )
+    assert fallback["insight_source"] == "template"
+    assert fallback["insight"] == "本周最常出现的借口类型是「工作」（1次），遵守率100%。"
+    # The prompt carries numbers and labels, never the user's reasons.
+    for request in fake_openai.requests:
+        assert "老板" not in json.dumps(request.body, ensure_ascii=False)
+        assert "本周最常出现的借口类型" in request.message("user")
