@@ -62,6 +62,7 @@ def test_a_reason_gets_a_verdict_filled_from_the_rule(api, alice):
         "reason_category": "mental_break",
         "persona_response": "给你10分钟缓冲，回来后我要看到执行结果。",
         "recommended_action": "accept_delay",
+        "verdict_badge": "amber",
         "delay_minutes": 10,
         "emergency": False,
         "appeal_used": False,

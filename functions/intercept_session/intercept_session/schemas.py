@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import (
@@ -140,6 +140,7 @@ class TurnResult(BaseModel):
     reason_category: Category
     persona_response: str
     recommended_action: RecommendedAction
+    verdict_badge: Literal["red", "amber", "green"]
     delay_minutes: int | None
     emergency: bool
     appeal_used: bool

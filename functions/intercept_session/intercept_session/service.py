@@ -15,7 +15,12 @@ from typing import Any
 
 from intercept_session import repository
 from intercept_session.engine import state_machine
-from intercept_session.engine.messages import RECOMMENDED_ACTION, challenge_message, verdict_message
+from intercept_session.engine.messages import (
+    RECOMMENDED_ACTION,
+    VERDICT_BADGE,
+    challenge_message,
+    verdict_message,
+)
 from intercept_session.engine.model import EvaluationInput, RuleContext, State, Trigger, Verdict
 from intercept_session.evaluation import evaluate
 from intercept_session.schemas import (
@@ -145,6 +150,7 @@ def _turn_result(turn: Row, session: Row) -> TurnResult:
         reason_category=turn["reason_category"],
         persona_response=turn["persona_response"],
         recommended_action=turn["recommended_action"],
+        verdict_badge=VERDICT_BADGE[Verdict(turn["ai_verdict"])],
         delay_minutes=turn["delay_minutes"],
         emergency=turn["emergency"],
         appeal_used=turn["appeal_used"],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from intercept_session.engine.model import RecommendedAction, RuleContext, Verdict
 from persona_rails.interception_personas import MESSAGE_LIMIT
 from persona_rails.personas import Persona, fit
@@ -14,6 +16,9 @@ RECOMMENDED_ACTION = {
     Verdict.DELAY: RecommendedAction.ACCEPT_DELAY,
     Verdict.ALLOW: RecommendedAction.UNLOCK,
 }
+# The spec's UI notes: the verdict shows in a coloured badge.
+Badge = Literal["red", "amber", "green"]
+VERDICT_BADGE: dict[Verdict, Badge] = {Verdict.DENY: "red", Verdict.DELAY: "amber", Verdict.ALLOW: "green"}
 
 
 def _fills(rule: RuleContext, app_display_name: str) -> dict[str, object]:
