@@ -30,7 +30,15 @@ def _serve(args: argparse.Namespace) -> int:
     from persona_rails_dev.server import make_server, mount, serve_in_background
 
     mounted = mount(functions().values())
-    server = make_server(mounted, args.host, args.port)
+    try:
+        server = make_server(mounted, args.host, args.port)
+    except OSError as exc:
+        print(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror}. "
+            f"Pick another port: PORT=3001 make dev, or rails serve --port 3001",
+            file=sys.stderr,
+        )
+        return 2
     base_url = f"http://{args.host}:{server.server_port}"
     print(f"Persona Rails local API on {base_url}")
     for entry in mounted:
