@@ -61,9 +61,11 @@ import json, os, sys
 spec = json.loads(sys.argv[1])
 repo = spec["repo_root"].rstrip(os.sep) + os.sep
 # Lambda's sys.path: the function code and each layer first, then the runtime's own entries.
-# Anything else from the repository (the editable install's infra/) must not help an import.
+# Anything else from the repository (the editable install's infra/) must not help an import;
+# installed packages stay, even when the virtualenv lives inside the repository (.venv).
 sys.path[:] = spec["sys_path"] + [
-    entry for entry in sys.path if entry and not os.path.abspath(entry).startswith(repo)
+    entry for entry in sys.path
+    if entry and ("site-packages" in entry or not os.path.abspath(entry).startswith(repo))
 ]
 import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import time
+import uuid
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -77,6 +78,11 @@ def _check_registered_claims(payload: dict[str, Any], audience: str, now: float)
     sub = payload.get("sub")
     if not isinstance(sub, str) or not sub:
         raise AuthError("token has no sub claim")
+    try:
+        # Supabase user ids are UUIDs, and auth.uid() casts the claim to one.
+        uuid.UUID(sub)
+    except ValueError:
+        raise AuthError("token sub must be a user id (UUID)") from None
     return Claims(sub=sub, role=str(payload.get("role", "authenticated")), raw=payload)
 
 

@@ -120,7 +120,6 @@ def test_appeal_text_is_validated_too(api, alice):
     [
         ({"user_decision": "maybe"}, "user_decision"),
         ({}, "user_decision"),
-        ({"user_decision": "emergency"}, "emergency_reason"),
         ({"user_decision": "comply", "emergency_reason": "着火了"}, "emergency_reason"),
         ({"user_decision": "override", "auto_dismissed": True}, "auto_dismissed"),
         ({"user_decision": "comply", "accepted_delay": "sure"}, "accepted_delay"),

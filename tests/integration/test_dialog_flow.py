@@ -96,7 +96,7 @@ def test_every_turn_stores_the_specs_fields(api, alice, db):
         )
     assert [t["reason_text"] for t in turns] == [BORED, WORK_APPEAL]
     assert [t["appeal_used"] for t in turns] == [False, True]
-    assert [t["user_decision"] for t in turns] == [None, "override"]
+    assert [t["user_decision"] for t in turns] == ["override", "override"]
     for turn in turns:
         assert turn["reason_category"] in {"work", "study", "mental_break", "emergency", "other"}
         assert turn["ai_verdict"] in {"deny", "delay", "allow"}
@@ -149,6 +149,12 @@ def test_decision_closes_the_session_and_emits_the_completed_event(api, alice, d
     assert props["user_decision"] == "comply"
     assert props["appeal_used"] is False
     assert props["turns"][0]["reason_text"] == BORED
+    # The spec's per-turn fields sit at the top level too, with real numbers.
+    assert props["reason_text"] == BORED
+    assert props["reason_category"] == "mental_break"
+    assert props["ai_verdict"] == "delay"
+    assert isinstance(props["confidence"], float)
+    assert props["persona_response"] == "给你10分钟缓冲，回来后我要看到执行结果。"
     assert set(props["turns"][0]) >= {
         "reason_text",
         "reason_category",
@@ -213,6 +219,25 @@ def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, al
     assert session["emergency_reason"] == "孩子发烧了要去医院"
     assert session["state"] == "closed"
     assert event["properties"]["emergency_reason"] == "孩子发烧了要去医院"
+
+
+@pytest.mark.parametrize("stage", ["awaiting_reason", "after_reason", "after_appeal"])
+def test_emergency_needs_no_typed_reason(api, alice, db, stage):
+    user, rule = alice
+    sid = start(api, user, rule)
+    if stage != "awaiting_reason":
+        reason(api, user, sid, BORED)
+    if stage == "after_appeal":
+        appeal(api, user, sid, WORK_APPEAL)
+    reply = decide(api, user, sid, "emergency")
+    assert reply.status == 200
+    assert (reply.body["state"], reply.body["emergency"]) == ("closed", True)
+    with db.as_owner() as tx:
+        event = tx.one(
+            "SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid
+        )
+    assert event["properties"]["user_decision"] == "emergency"
+    assert event["properties"]["emergency_reason"] is None
 
 
 def test_emergency_on_a_closed_session_is_409(api, alice):

@@ -115,7 +115,7 @@ def test_a_summary_has_every_figure():
     }
     assert insight.persona_key == "humor-coach"
     assert insight.source == "template"
-    assert insight.text == "本周借口冠军：「放松休息」，4次上榜！下周换点新花样？"
+    assert insight.text == "本周最常出现的借口类型：「放松休息」，4次上榜！下周换点新花样？"
 
 
 @pytest.mark.parametrize(
@@ -199,3 +199,9 @@ def test_insights_stay_within_60_characters_with_huge_numbers(persona):
 def test_malformed_aggregates_are_reported_not_crashed_on(broken):
     with pytest.raises(MalformedAggregate):
         build_summary(aggregate(**broken))
+
+
+@pytest.mark.parametrize("persona", ["strict-father", "rational-mentor", "humor-coach"])
+def test_every_persona_answers_the_specs_question(persona):
+    row = aggregate(persona_stats={persona: {"sessions": 10, "closed": 9, "complied": 5}})
+    assert "本周最常出现的借口类型" in build_summary(row)[1].text

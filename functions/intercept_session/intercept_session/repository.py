@@ -117,12 +117,11 @@ def close_session(tx: Tx, session_id: str, values: Row) -> Row | None:
     )
 
 
-def record_decision_on_last_turn(tx: Tx, session_id: str, turn_no: int, decision: str) -> None:
+def record_decision_on_turns(tx: Tx, session_id: str, decision: str) -> None:
+    """Every turn of the dialog carries the decision that ended it (spec: Data Captured Per Turn)."""
     tx.execute(
-        "UPDATE public.intercept_turns SET user_decision = :decision"
-        " WHERE session_id = CAST(:id AS uuid) AND turn_no = :turn_no",
+        "UPDATE public.intercept_turns SET user_decision = :decision WHERE session_id = CAST(:id AS uuid)",
         id=session_id,
-        turn_no=turn_no,
         decision=decision,
     )
 

@@ -106,10 +106,9 @@ class DecisionRequest(BaseModel):
 
     @field_validator("emergency_reason")
     @classmethod
-    def _emergency_needs_reason(cls, value: str | None, info: ValidationInfo) -> str | None:
+    def _reason_only_for_emergencies(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Optional even for an emergency: nobody should have to type while the house burns.
         decision = info.data.get("user_decision")
-        if decision is Decision.EMERGENCY and not value:
-            raise ValueError("emergency_reason is required when user_decision is 'emergency'")
         if decision not in (None, Decision.EMERGENCY) and value is not None:
             raise ValueError("emergency_reason is only valid with user_decision 'emergency'")
         return value

@@ -274,19 +274,31 @@ def _decision_result(session: Row) -> DecisionResult:
     )
 
 
+_TURN_FIELDS = (
+    "reason_text",
+    "reason_category",
+    "ai_verdict",
+    "confidence",
+    "persona_response",
+    "user_decision",
+    "appeal_used",
+    "source",
+    "latency_ms",
+)
+
+
+def _turn_fields(turn: Row) -> Row:
+    fields = {field: turn[field] for field in _TURN_FIELDS}
+    fields["confidence"] = float(turn["confidence"])
+    return fields
+
+
 def _completed_event(session: Row, turns: list[Row]) -> Row:
-    fields = (
-        "reason_text",
-        "reason_category",
-        "ai_verdict",
-        "confidence",
-        "persona_response",
-        "user_decision",
-        "appeal_used",
-        "source",
-        "latency_ms",
-    )
+    """The spec's per-turn fields for the turn that decided the dialog at the top level (null
+    before any reason), every turn under `turns`, and the session's outcome."""
+    last = _turn_fields(turns[-1]) if turns else dict.fromkeys(_TURN_FIELDS)
     return {
+        **last,
         "session_id": str(session["id"]),
         "persona_key": session["persona_key"],
         "persona_version": session["persona_version"],
@@ -294,14 +306,14 @@ def _completed_event(session: Row, turns: list[Row]) -> Row:
         "app_identifier": session["app_identifier"],
         "final_verdict": session["final_verdict"],
         "user_decision": session["user_decision"],
+        "appeal_used": len(turns) > 1,
         "accepted_delay": session["accepted_delay"],
         "auto_dismissed": session["auto_dismissed"],
         "emergency": session["emergency"],
         "emergency_reason": session["emergency_reason"],
-        "appeal_used": len(turns) > 1,
         "evaluation_turns": len(turns),
         "response_latency_ms": int((session["closed_at"] - session["created_at"]).total_seconds() * 1000),
-        "turns": [{field: turn[field] for field in fields} for turn in turns],
+        "turns": [_turn_fields(turn) for turn in turns],
     }
 
 
@@ -328,10 +340,7 @@ def decide(db: Database, claims: Claims, session_id: str, request: DecisionReque
             },
         )
         assert closed is not None, "the row is locked and open"
-        if session["evaluation_turns"]:
-            repository.record_decision_on_last_turn(
-                tx, session_id, session["evaluation_turns"], request.user_decision.value
-            )
+        repository.record_decision_on_turns(tx, session_id, request.user_decision.value)
         turns = repository.get_turns(tx, session_id)
         repository.insert_event(tx, session_id, DIALOG_COMPLETED, _completed_event(closed, turns))
     count(f"Decision{request.user_decision.value.title()}")
