@@ -31,6 +31,11 @@ def alice(users):
         (lambda p: p.update(timestamp="2026-11-22T09:30:00+15:00"), "timestamp"),
         (lambda p: p.update(streak=-1), "streak"),
         (lambda p: p.update(override_count_today="many"), "override_count_today"),
+        (lambda p: p.update(override_count_today=True), "override_count_today"),
+        (lambda p: p.update(streak="3"), "streak"),
+        (lambda p: p.update(timestamp=12345), "timestamp"),
+        (lambda p: p.update(trigger=1), "trigger"),
+        (lambda p: p.update(persona_key=7), "persona_key"),
         (lambda p: p.update(app_display_name=""), "app_display_name"),
         (lambda p: p.update(app_identifier="x" * 256), "app_identifier"),
     ],
@@ -123,6 +128,8 @@ def test_appeal_text_is_validated_too(api, alice):
         ({"user_decision": "comply", "emergency_reason": "着火了"}, "emergency_reason"),
         ({"user_decision": "override", "auto_dismissed": True}, "auto_dismissed"),
         ({"user_decision": "comply", "accepted_delay": "sure"}, "accepted_delay"),
+        ({"user_decision": "comply", "accepted_delay": "yes"}, "accepted_delay"),
+        ({"user_decision": "comply", "auto_dismissed": 1}, "auto_dismissed"),
     ],
 )
 def test_malformed_decisions_name_the_field(api, alice, db, body, field):

@@ -22,6 +22,7 @@ from tests.support.fake_openai import (
     FakeOpenAI,
     RawBody,
     ReceivedRequest,
+    Trickle,
     json_content,
     rate_limited,
     server_error,
@@ -222,6 +223,8 @@ def test_reason_travels_only_as_escaped_data(dialog: Dialog, reason: str):
     ("behaviour", "fallback_reason"),
     [
         pytest.param(Delay(30, then=verdict_reply()), "timeout", id="timeout"),
+        # Every read is fast, the whole reply is not: only an overall deadline catches this.
+        pytest.param(Trickle(0.05), "timeout", id="trickling-body"),
         pytest.param(rate_limited(), "rate_limited", id="429"),
         pytest.param(server_error(500), "server_error", id="500"),
         pytest.param(server_error(503), "server_error", id="503"),

@@ -70,11 +70,20 @@ class Delay:
 
 
 @dataclass(frozen=True)
+class Trickle:
+    """A valid completion whose body arrives one byte every `interval` seconds: each read is
+    quick, so only an overall deadline stops it."""
+
+    interval: float
+    content: str = '{"reason_category": "work", "verdict": "allow", "confidence": 0.9, "justification": "x"}'
+
+
+@dataclass(frozen=True)
 class Disconnect:
     """Drop the connection without answering (a reset, as when a proxy or the host dies)."""
 
 
-Behaviour = Completion | ErrorStatus | RawBody | Delay | Disconnect
+Behaviour = Completion | ErrorStatus | RawBody | Delay | Trickle | Disconnect
 
 
 def json_content(payload: Any, **kwargs: Any) -> Completion:
@@ -163,6 +172,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(behaviour.status, behaviour.body, behaviour.content_type)
         elif isinstance(behaviour, Disconnect):
             self._drop()
+        elif isinstance(behaviour, Trickle):
+            self._trickle(behaviour, request)
         else:  # pragma: no cover - the union is closed
             raise TypeError(behaviour)
 
@@ -193,6 +204,40 @@ class _Handler(BaseHTTPRequestHandler):
             },
         }
         self._send(200, json.dumps(payload, ensure_ascii=False).encode())
+
+    def _trickle(self, behaviour: Trickle, request: ReceivedRequest) -> None:
+        body = json.dumps(
+            {
+                "id": "chatcmpl-trickle",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": request.body.get("model", "fake-model")
+                if isinstance(request.body, dict)
+                else "fake",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": behaviour.content},
+                        "finish_reason": "stop",
+                    }
+                ],
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        for index in range(len(body)):
+            if self.server.fake.stopping.wait(behaviour.interval):
+                return
+            try:
+                self.wfile.write(body[index : index + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up, as it should
+                return
 
     def _error(self, behaviour: ErrorStatus) -> None:
         payload = {

@@ -60,8 +60,8 @@ class StartSessionRequest(BaseModel):
     timestamp: AwareDatetime
     persona_key: str
     # Client hints: stored for comparison, never used to grant anything.
-    streak: int | None = Field(default=None, ge=0, le=100_000)
-    override_count_today: int | None = Field(default=None, ge=0, le=10_000)
+    streak: int | None = Field(default=None, ge=0, le=100_000, strict=True)
+    override_count_today: int | None = Field(default=None, ge=0, le=10_000, strict=True)
 
     @field_validator("persona_key")
     @classmethod
@@ -70,6 +70,14 @@ class StartSessionRequest(BaseModel):
         if key not in keys:
             raise ValueError(f"unknown persona_key '{key}'; valid keys: {', '.join(keys)}")
         return key
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _iso_text_only(cls, value: object) -> object:
+        # A number would parse as seconds since 1970, and a phone never means that.
+        if not isinstance(value, str):
+            raise ValueError("timestamp must be an ISO 8601 string with a UTC offset")
+        return value
 
     @field_validator("timestamp")
     @classmethod
@@ -91,8 +99,8 @@ class AppealRequest(BaseModel):
 
 class DecisionRequest(BaseModel):
     user_decision: Decision
-    accepted_delay: bool = False
-    auto_dismissed: bool = Field(default=False, validate_default=True)
+    accepted_delay: bool = Field(default=False, strict=True)
+    auto_dismissed: bool = Field(default=False, validate_default=True, strict=True)
     emergency_reason: Annotated[
         Name | None, StringConstraints(strip_whitespace=True, min_length=2, max_length=500)
     ] = Field(default=None, validate_default=True)

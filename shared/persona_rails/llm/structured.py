@@ -8,7 +8,9 @@ function running without an LLM never pays for it.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -111,16 +113,21 @@ def complete_structured(
     client = _client(settings.api_key, settings.base_url, settings.timeout_seconds)
     started = time.perf_counter()
     try:
-        completion = client.chat.completions.create(
-            model=settings.model,
-            messages=messages,
-            temperature=0,
-            max_tokens=max_tokens,
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
-            },
+        completion = _within_deadline(
+            settings.timeout_seconds,
+            lambda: client.chat.completions.create(
+                model=settings.model,
+                messages=messages,
+                temperature=0,
+                max_tokens=max_tokens,
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": schema_name, "schema": json_schema, "strict": True},
+                },
+            ),
         )
+    except LlmFault:
+        raise
     except openai.OpenAIError as exc:
         raise _classify_sdk_error(exc) from exc
     except ValueError as exc:
@@ -131,6 +138,32 @@ def complete_structured(
     latency_ms = int((time.perf_counter() - started) * 1000)
     content, model = _first_message(completion)
     return LlmReply(value=parse_reply(content, schema), model=model or settings.model, latency_ms=latency_ms)
+
+
+def _within_deadline(seconds: float, call: Callable[[], Any]) -> Any:
+    """Run `call`, giving up after `seconds` in total.
+
+    The SDK's timeout bounds each network read, not the whole reply: a server sending a byte at
+    a time could hold a turn for minutes. The call runs on a daemon thread that is abandoned
+    (its own read timeout ends it) when the deadline passes.
+    """
+    outcome: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="llm-call", daemon=True).start()
+    if not finished.wait(seconds):
+        raise LlmFault("timeout", "overall deadline")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _first_message(completion: Any) -> tuple[object, str | None]:
