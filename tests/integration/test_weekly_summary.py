@@ -76,6 +76,25 @@ def test_the_scheduled_run_waits_for_monday_morning_in_each_time_zone(db, users)
     assert summary_of(db, west, week) is not None
 
 
+def test_a_summary_written_before_the_week_ended_is_redone_by_the_schedule(db, users):
+    user = users.create().id
+    wednesday = date(2025, 3, 19)  # 2025-W12
+    add_session(db, user, local_start=at(wednesday, 12))
+    run(db, week="2025-W12", user=user)
+    with db.as_owner() as tx:  # as if the backfill had run on that Wednesday
+        tx.execute(
+            "UPDATE public.weekly_summaries SET generated_at = '2025-03-19T12:00:00Z'"
+            " WHERE user_id = CAST(:u AS uuid)",
+            u=user,
+        )
+    add_session(db, user, local_start=at(date(2025, 3, 23), 20))  # Sunday evening, after it
+    report = run(db, now=datetime(2025, 3, 24, 12, 0, tzinfo=UTC))
+    assert report.processed >= 1
+    assert summary_of(db, user, date(2025, 3, 17))["sessions"] == 2
+    # Now it is final: the next tick leaves it alone.
+    assert run(db, now=datetime(2025, 3, 24, 13, 0, tzinfo=UTC)).processed == 0
+
+
 def test_an_empty_week_writes_nothing(db):
     report = run(db, week="2024-W01")
     assert (report.weeks, report.processed, report.skipped, report.failed) == (["2024-W01"], 0, 0, 0)

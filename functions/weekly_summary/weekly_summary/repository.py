@@ -17,8 +17,12 @@ WHERE s.local_date >= CAST(:week_start AS date) AND s.local_date < CAST(:week_st
   AND s.user_id > CAST(:after AS uuid)
   AND (CAST(:only_user AS uuid) IS NULL OR s.user_id = CAST(:only_user AS uuid))
   AND (NOT :skip_existing OR NOT EXISTS (
+    -- Only a summary written after the week was over for the user counts as done: one written
+    -- early (a backfill during the week) is redone.
     SELECT 1 FROM public.weekly_summaries w
-    WHERE w.user_id = s.user_id AND w.week_start = CAST(:week_start AS date)))
+    WHERE w.user_id = s.user_id AND w.week_start = CAST(:week_start AS date)
+      AND w.generated_at >= ((CAST(:week_start AS date) + interval '7 days 6 hours')
+                             - make_interval(mins => w.utc_offset_minutes)) AT TIME ZONE 'UTC'))
 GROUP BY s.user_id
 HAVING CAST(:now AS timestamp) IS NULL
     OR CAST(:now AS timestamp)
@@ -44,7 +48,7 @@ def due_users(
     """The next page of users with sessions in the week (keyset on user_id).
 
     With `due_at`, only users whose local clock (at their latest offset) has passed Monday 06:00
-    after the week; with `skip_existing`, only users without a summary for it yet.
+    after the week; with `skip_existing`, only users without a summary written since then.
     """
     return tx.rows(
         _DUE_USERS,
