@@ -2,6 +2,7 @@
 
 import pytest
 
+from persona_rails.db import DbError
 from tests.support.dialog import BORED, decide, reason, start
 
 TABLES = ("rules", "intercept_sessions", "intercept_turns", "analytics_events")
@@ -150,3 +151,40 @@ def test_a_failed_role_switch_leaves_the_pool_usable(db, users):
     user = users.create()
     with db.as_user(user.claims) as tx:
         assert tx.one("SELECT auth.uid() AS uid")["uid"].hex == user.id.replace("-", "")
+
+
+def as_app(db, user):
+    """What the mobile app gets through PostgREST with the user's JWT: role `authenticated`."""
+    return db.transaction("authenticated", user.claims)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE public.intercept_sessions SET user_decision = 'comply' WHERE user_decision = 'override'",
+        "UPDATE public.intercept_sessions SET state = 'awaiting_decision', user_decision = NULL, closed_at = NULL",
+        "UPDATE public.intercept_turns SET ai_verdict = 'allow'",
+        "DELETE FROM public.intercept_sessions",
+        "INSERT INTO public.analytics_events (name, properties) VALUES ('interception.dialog_completed', '{}')",
+    ],
+)
+def test_the_app_cannot_rewrite_its_own_history(db, alice_with_history, statement):
+    """Counts are the server's: a user's JWT reads their history but cannot change it."""
+    alice, _ = alice_with_history
+    with pytest.raises(DbError, match="permission denied"), as_app(db, alice) as tx:
+        tx.execute(statement)
+    with as_app(db, alice) as tx:
+        overrides = tx.one("SELECT override_count_today FROM public.intercept_day_stats(480)")[
+            "override_count_today"
+        ]
+        assert overrides == 1
+        assert len(tx.rows("SELECT * FROM public.intercept_turns")) == 1
+
+
+def test_only_the_functions_can_act_as_the_writer_role(db):
+    with db.as_owner() as tx:
+        row = tx.one(
+            "SELECT pg_has_role('authenticator', 'persona_rails_function', 'MEMBER') AS api,"
+            " pg_has_role('persona_rails_function', 'authenticated', 'USAGE') AS reads_like_a_user"
+        )
+    assert row == {"api": False, "reads_like_a_user": True}

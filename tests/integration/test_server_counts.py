@@ -75,11 +75,7 @@ def test_streak_counts_days_since_the_last_override(api, users, db):
     reason(api, user, sid, OTHER)
     api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": "override"})
     # Move that override three days back, as if it happened then.
-    with db.as_owner() as tx:
-        tx.execute(
-            "UPDATE public.intercept_sessions SET local_date = local_date - 3 WHERE id = CAST(:s AS uuid)",
-            s=sid,
-        )
+    shift_back(db, sid, days=3)
     sid = start(api, user, rule)
     reason(api, user, sid, OTHER)
     with db.as_owner() as tx:
@@ -89,3 +85,39 @@ def test_streak_counts_days_since_the_last_override(api, users, db):
             ]
             == 3
         )
+
+
+def shift_back(db, session_id, *, days=0, hours=0):
+    """Move a session into the past, as if it had happened then."""
+    with db.as_owner() as tx:
+        tx.execute(
+            "UPDATE public.intercept_sessions SET local_date = local_date - CAST(:days AS integer),"
+            " created_at = created_at - make_interval(days => :days, hours => :hours),"
+            " closed_at = closed_at - make_interval(days => :days, hours => :hours),"
+            " client_timestamp = client_timestamp - make_interval(days => :days, hours => :hours)"
+            " WHERE id = CAST(:s AS uuid)",
+            s=session_id,
+            days=days,
+            hours=hours,
+        )
+
+
+def test_another_utc_offset_does_not_reset_todays_overrides(api, users):
+    user = users.create()
+    rule = users.rule(user)
+    override_today(api, user, rule, 3)  # at UTC+08:00
+    for offset in ("-10:00", "+14:00", "-12:00"):
+        sid = start(api, user, rule, timestamp=f"2026-11-22T09:30:00{offset}")
+        assert reason(api, user, sid, SPECIFIC_WORK).body["ai_verdict"] == "delay", offset
+
+
+def test_yesterdays_overrides_do_not_count_today(api, users, db):
+    user = users.create()
+    rule = users.rule(user)
+    for _ in range(3):
+        sid = start(api, user, rule)
+        reason(api, user, sid, OTHER)
+        api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": "override"})
+        shift_back(db, sid, days=1)
+    sid = start(api, user, rule)
+    assert reason(api, user, sid, SPECIFIC_WORK).body["ai_verdict"] == "allow"

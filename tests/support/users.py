@@ -58,7 +58,8 @@ class UserFactory:
             "delay_minutes": 10,
             **overrides,
         }
-        with self.db.as_user(user.claims) as tx:
+        # Rules are written by the mobile app through PostgREST, as `authenticated`.
+        with self.db.transaction("authenticated", user.claims) as tx:
             row = tx.one(
                 """
                 INSERT INTO public.rules

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from typing import Any
 
 from persona_rails.db import Tx
@@ -51,8 +50,11 @@ def get_session(tx: Tx, session_id: str, *, lock: str | None = None) -> Row | No
     )
 
 
-def day_stats(tx: Tx, local_date: date) -> tuple[int, int]:
-    row = tx.one("SELECT * FROM public.intercept_day_stats(CAST(:d AS date))", d=local_date.isoformat())
+def day_stats(tx: Tx, utc_offset_minutes: int) -> tuple[int, int]:
+    """Today's overrides and the streak, from the user's own history (see the migration)."""
+    row = tx.one(
+        "SELECT * FROM public.intercept_day_stats(CAST(:offset AS integer))", offset=utc_offset_minutes
+    )
     assert row is not None
     return int(row["override_count_today"]), int(row["streak"])
 

@@ -183,7 +183,7 @@ def submit_turn(
         check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
         check(_view(session))
         rule = _rule_context(_load_rule(tx, session["rule_id"]))
-        overrides_today, streak = repository.day_stats(tx, session["local_date"])
+        overrides_today, streak = repository.day_stats(tx, session["utc_offset_minutes"])
     first = turns[0] if turns else None
     request = EvaluationInput(
         reason_text=text,

@@ -20,6 +20,9 @@ from persona_rails.observability import logger
 from persona_rails.settings import DatabaseSettings, cached_settings
 
 ROLE_AUTHENTICATED = "authenticated"
+# `authenticated` plus the write grants on the dialog's history (see the migrations): what the
+# functions act as on a user's behalf. PostgREST can never switch to it.
+ROLE_FUNCTION = "persona_rails_function"
 ROLE_SERVICE = "service_role"
 
 
@@ -149,8 +152,8 @@ class Database:
         )
 
     def as_user(self, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
-        """Run as `authenticated` with these JWT claims: RLS applies."""
-        return self.transaction(ROLE_AUTHENTICATED, claims)
+        """Act for the JWT's user: their claims, auth.uid() and every RLS policy apply."""
+        return self.transaction(ROLE_FUNCTION, claims)
 
     def as_service(self) -> AbstractContextManager[Tx]:
         return self.transaction(ROLE_SERVICE, {"role": ROLE_SERVICE})
