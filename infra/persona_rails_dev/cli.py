@@ -61,8 +61,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _invoke(args: argparse.Namespace) -> int:
-    local_env.prepare(seed=True)
-    from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
+    from persona_rails_dev.lambda_runtime import LambdaContext, apply_environment, load_handler
 
     declared = functions()
     if args.function not in declared:
@@ -71,6 +70,9 @@ def _invoke(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # Before anything imports the layer: its logger reads the function's service name once.
+    apply_environment(declared[args.function])
+    local_env.prepare(seed=True)
     event = json.loads(Path(args.event).read_text(encoding="utf-8"))
     if args.fresh_token and "headers" in event:
         event["headers"]["authorization"] = f"Bearer {local_env.mint_token(args.sub)}"

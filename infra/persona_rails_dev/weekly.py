@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from persona_rails_dev.lambda_runtime import apply_environment, put_on_path
@@ -39,5 +40,10 @@ def read_summaries(user_id: str) -> list[dict[str, Any]]:
     """What the mobile app sees: the user's rows through RLS, newest week first."""
     from persona_rails.db import get_database
 
-    with get_database().as_user({"sub": user_id, "role": "authenticated"}) as tx:
-        return tx.rows("SELECT * FROM public.weekly_summaries ORDER BY week_start DESC")
+    with get_database().transaction("authenticated", {"sub": user_id, "role": "authenticated"}) as tx:
+        rows = tx.rows("SELECT * FROM public.weekly_summaries ORDER BY week_start DESC")
+    # numeric columns arrive as Decimal; the app sees JSON numbers, so print numbers too.
+    return [
+        {key: float(value) if isinstance(value, Decimal) else value for key, value in row.items()}
+        for row in rows
+    ]
