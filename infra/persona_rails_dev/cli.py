@@ -3,7 +3,7 @@
 rails serve [--port 3000] [--demo]   every HTTP function on one port (embedded Postgres by default)
 rails invoke FUNCTION -e EVENT.json  one function, one event, as `sam local invoke` would
 rails token [--sub UUID]             a development JWT for the local stack
-rails db [--seed]                    start the embedded Postgres, apply migrations, print its URL
+rails db [--seed] [--stop]           start the embedded Postgres and apply migrations (or stop it)
 rails demo [--url URL] [--dialogs N] run dialogs against a running local API
 rails weekly [--week 2026-W47]       run WeeklySummaryFunction's job with a progress bar
 rails summaries [--sub UUID]         read a user's weekly summaries as that user (RLS applies)
@@ -90,6 +90,12 @@ def _token(args: argparse.Namespace) -> int:
 
 
 def _db(args: argparse.Namespace) -> int:
+    if args.stop:
+        from persona_rails.db.embedded import stop_embedded_server
+
+        stopped = stop_embedded_server(local_env.LOCAL_PGDATA)
+        print("embedded PostgreSQL stopped" if stopped else "embedded PostgreSQL was not running")
+        return 0
     print(local_env.prepare(seed=args.seed))
     return 0
 
@@ -151,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
     db = commands.add_parser("db", help="start the embedded Postgres and apply migrations")
     db.add_argument("--seed", action="store_true", help="also load supabase/seed.sql")
+    db.add_argument("--stop", action="store_true", help="stop the embedded PostgreSQL (its data stays)")
     db.set_defaults(run=_db)
 
     demo = commands.add_parser("demo", help="run a dialog against a running local API")

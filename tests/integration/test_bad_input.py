@@ -302,3 +302,12 @@ def test_a_token_issued_now_works_immediately(api, alice):
     user, rule = alice
     fresh = make_token(user.id, TEST_JWT_SECRET, iat=int(time.time()))
     assert api.post("/intercept-session", fresh, trigger_payload(user.id, rule)).status == 201
+
+
+@pytest.mark.parametrize("raw", ["{not json", "", '{"user_id": 42}'])
+def test_an_unauthenticated_request_gets_401_before_its_body_is_judged(api, raw):
+    reply = api.post("/intercept-session", None, raw_body=raw)
+    assert reply.status == 401
+    assert reply.error["code"] == "unauthorized"
+    forged = api.post("/intercept-session", "not-a-token", raw_body=raw)
+    assert forged.status == 401

@@ -13,7 +13,8 @@ from persona_rails.observability import logger
 from persona_rails.settings import AuthSettings, LlmSettings, cached_settings
 
 
-async def current_user(authorization: Annotated[str | None, Header()] = None) -> Claims:
+def authenticate(authorization: str | None) -> Claims:
+    """The verified claims of a bearer token, or the ApiError (401/503) to answer with."""
     settings = cached_settings(AuthSettings)
     try:
         return verify(
@@ -27,6 +28,10 @@ async def current_user(authorization: Annotated[str | None, Header()] = None) ->
     except AuthNotConfiguredError as exc:
         logger.error("auth is not configured")
         raise ApiError(503, "auth_not_configured", str(exc)) from None
+
+
+async def current_user(authorization: Annotated[str | None, Header()] = None) -> Claims:
+    return authenticate(authorization)
 
 
 async def database() -> Database:

@@ -85,7 +85,15 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI parses the body before it runs dependencies; an unauthenticated caller must
+        # still get 401, and never learn how its body would have been judged.
+        from persona_rails.http.dependencies import authenticate  # (it imports this module)
+
+        try:
+            authenticate(request.headers.get("authorization"))
+        except ApiError as auth_error:
+            return await _api_error(request, auth_error)
         count("HttpValidationError")
         return _validation_response(exc)
 
