@@ -78,3 +78,7 @@ GRANT EXECUTE ON FUNCTION public.intercept_day_stats(integer, timestamptz)
   TO authenticated, persona_rails_function, service_role;
 
 CREATE INDEX intercept_sessions_user_created_idx ON public.intercept_sessions (user_id, created_at);
+
+-- 3. A default next_action that reads well in every persona's deny template
+-- ("先完成{{next_action}}", "不如先{{next_action}}"): a short verb phrase, not "完成…" again.
+ALTER TABLE public.rules ALTER COLUMN next_action SET DEFAULT '处理手头的任务';
