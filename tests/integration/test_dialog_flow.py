@@ -199,45 +199,31 @@ def test_auto_dismiss_records_comply_before_any_reason(api, alice, db):
     assert row_counts(db, user.id) == {"intercept_sessions": 1, "intercept_turns": 0, "analytics_events": 1}
 
 
+@pytest.mark.parametrize("typed", ["孩子发烧了要去医院", None], ids=["with-reason", "no-typed-reason"])
 @pytest.mark.parametrize("stage", ["awaiting_reason", "after_reason", "after_appeal"])
-def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, alice, db, stage):
+def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, alice, db, stage, typed):
     user, rule = alice
     sid = start(api, user, rule)
     if stage != "awaiting_reason":
         reason(api, user, sid, BORED)
     if stage == "after_appeal":
         appeal(api, user, sid, WORK_APPEAL)
-    reply = decide(api, user, sid, "emergency", emergency_reason="孩子发烧了要去医院")
+    extra = {"emergency_reason": typed} if typed else {}
+    reply = decide(api, user, sid, "emergency", **extra)
     assert reply.status == 200
-    assert reply.body["user_decision"] == "emergency"
-    assert reply.body["emergency"] is True
+    assert (reply.body["state"], reply.body["user_decision"], reply.body["emergency"]) == (
+        "closed",
+        "emergency",
+        True,
+    )
     with db.as_owner() as tx:
         session = tx.one("SELECT * FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)
         event = tx.one(
             "SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid
         )
-    assert session["emergency_reason"] == "孩子发烧了要去医院"
-    assert session["state"] == "closed"
-    assert event["properties"]["emergency_reason"] == "孩子发烧了要去医院"
-
-
-@pytest.mark.parametrize("stage", ["awaiting_reason", "after_reason", "after_appeal"])
-def test_emergency_needs_no_typed_reason(api, alice, db, stage):
-    user, rule = alice
-    sid = start(api, user, rule)
-    if stage != "awaiting_reason":
-        reason(api, user, sid, BORED)
-    if stage == "after_appeal":
-        appeal(api, user, sid, WORK_APPEAL)
-    reply = decide(api, user, sid, "emergency")
-    assert reply.status == 200
-    assert (reply.body["state"], reply.body["emergency"]) == ("closed", True)
-    with db.as_owner() as tx:
-        event = tx.one(
-            "SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid
-        )
+    assert session["emergency_reason"] == typed
     assert event["properties"]["user_decision"] == "emergency"
-    assert event["properties"]["emergency_reason"] is None
+    assert event["properties"]["emergency_reason"] == typed
 
 
 def test_emergency_on_a_closed_session_is_409(api, alice):
