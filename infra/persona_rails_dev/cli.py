@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 
 from persona_rails_dev import local_env
@@ -128,6 +129,13 @@ def _summaries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _user_id(text: str) -> str:
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a user id (UUID)") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="rails", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -146,11 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     invoke.add_argument("function", help="logical id in template.yaml, e.g. InterceptSessionFunction")
     invoke.add_argument("-e", "--event", required=True, help="API Gateway v2 or scheduled event JSON")
     invoke.add_argument("--fresh-token", action="store_true", help="replace the event's bearer token")
-    invoke.add_argument("--sub", default=local_env.DEV_USER_ID, help="user for --fresh-token")
+    invoke.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID, help="user for --fresh-token")
     invoke.set_defaults(run=_invoke)
 
     token = commands.add_parser("token", help="mint a development JWT (HS256, local secret)")
-    token.add_argument("--sub", default=local_env.DEV_USER_ID)
+    token.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID)
     token.add_argument("--ttl", type=int, default=3600, help="seconds")
     token.add_argument("--create-user", action="store_true", help="also create the auth.users row")
     token.set_defaults(run=_token)
@@ -169,12 +177,12 @@ def main(argv: list[str] | None = None) -> int:
 
     weekly = commands.add_parser("weekly", help="run the weekly summary job against the local database")
     weekly.add_argument("--week", help="backfill this ISO week (2026-W47) or the week of a date")
-    weekly.add_argument("--user", help="only this user id")
+    weekly.add_argument("--user", type=_user_id, help="only this user id")
     weekly.add_argument("--now", help="scheduled mode: pretend the scheduler ticked at this ISO time")
     weekly.set_defaults(run=_weekly)
 
     summaries = commands.add_parser("summaries", help="print a user's weekly summaries, read under RLS")
-    summaries.add_argument("--sub", default=local_env.DEV_USER_ID)
+    summaries.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID)
     summaries.set_defaults(run=_summaries)
 
     args = parser.parse_args(argv)

@@ -12,13 +12,15 @@ import binascii
 import hashlib
 import hmac
 import json
+import math
+import re
 import time
-import uuid
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 LEEWAY_SECONDS = 30
+_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 class AuthError(Exception):
@@ -48,14 +50,26 @@ def _b64url_decode(segment: str) -> bytes:
         raise AuthError("token is not valid base64url") from exc
 
 
+def _no_constants(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    # The claims travel on to Postgres as JSON, which has no infinity.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("number out of range")
+    return value
+
+
 def _split(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
     parts = token.split(".")
     if len(parts) != 3:
         raise AuthError("token is not a JWS compact serialization")
     try:
         header = json.loads(_b64url_decode(parts[0]))
-        payload = json.loads(_b64url_decode(parts[1]))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        payload = json.loads(_b64url_decode(parts[1]), parse_constant=_no_constants, parse_float=_finite)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise AuthError("token header or payload is not JSON") from exc
     if not isinstance(header, dict) or not isinstance(payload, dict):
         raise AuthError("token header and payload must be JSON objects")
@@ -64,8 +78,8 @@ def _split(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
 
 def _check_registered_claims(payload: dict[str, Any], audience: str, now: float) -> Claims:
     exp = payload.get("exp")
-    if not isinstance(exp, int | float):
-        raise AuthError("token has no exp claim")
+    if not isinstance(exp, int | float) or not math.isfinite(exp):
+        raise AuthError("token has no valid exp claim")
     if now > exp + LEEWAY_SECONDS:
         raise AuthError("token has expired")
     nbf = payload.get("nbf")
@@ -78,11 +92,9 @@ def _check_registered_claims(payload: dict[str, Any], audience: str, now: float)
     sub = payload.get("sub")
     if not isinstance(sub, str) or not sub:
         raise AuthError("token has no sub claim")
-    try:
-        # Supabase user ids are UUIDs, and auth.uid() casts the claim to one.
-        uuid.UUID(sub)
-    except ValueError:
-        raise AuthError("token sub must be a user id (UUID)") from None
+    # Supabase user ids are UUIDs in their canonical form, which is what auth.uid() casts.
+    if not _CANONICAL_UUID.fullmatch(sub):
+        raise AuthError("token sub must be a user id (UUID)")
     return Claims(sub=sub, role=str(payload.get("role", "authenticated")), raw=payload)
 
 

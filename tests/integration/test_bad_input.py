@@ -1,5 +1,6 @@
 """Bad input: a 4xx JSON error naming the field or state, never a 500, never a half-written row."""
 
+import json
 import time
 import uuid
 
@@ -96,6 +97,21 @@ def test_control_characters_are_rejected_not_stored(api, alice, db, text):
     assert row_counts(db, user.id)["intercept_turns"] == 0
 
 
+def test_a_lone_surrogate_is_a_422_not_a_500(api, alice, db):
+    user, rule = alice
+    for field in ("persona_key", "app_display_name"):
+        reply = api.post(
+            "/intercept-session",
+            user.token,
+            raw_body=json.dumps(trigger_payload(user.id, rule)).replace(
+                '"strict-father"' if field == "persona_key" else '"\\u6296\\u97f3"', '"humor\\ud800"'
+            ),
+        )
+        assert reply.status == 422, (field, reply.body)
+        assert reply.error["field"] == field
+    assert row_counts(db, user.id)["intercept_sessions"] == 0
+
+
 def test_a_nul_in_the_app_name_is_rejected(api, alice):
     user, rule = alice
     reply = api.post(
@@ -126,6 +142,7 @@ def test_appeal_text_is_validated_too(api, alice):
         ({"user_decision": "maybe"}, "user_decision"),
         ({}, "user_decision"),
         ({"user_decision": "comply", "emergency_reason": "着火了"}, "emergency_reason"),
+        ({"user_decision": "emergency", "emergency_reason": "长" * 501}, "emergency_reason"),
         ({"user_decision": "override", "auto_dismissed": True}, "auto_dismissed"),
         ({"user_decision": "comply", "accepted_delay": "sure"}, "accepted_delay"),
         ({"user_decision": "comply", "accepted_delay": "yes"}, "accepted_delay"),

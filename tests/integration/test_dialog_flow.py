@@ -199,16 +199,22 @@ def test_auto_dismiss_records_comply_before_any_reason(api, alice, db):
     assert row_counts(db, user.id) == {"intercept_sessions": 1, "intercept_turns": 0, "analytics_events": 1}
 
 
-@pytest.mark.parametrize("typed", ["孩子发烧了要去医院", None], ids=["with-reason", "no-typed-reason"])
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [("孩子发烧了要去医院", "孩子发烧了要去医院"), ("火", "火"), (None, None), ("   ", None)],
+    ids=["with-reason", "one-character", "no-typed-reason", "blank-reason"],
+)
 @pytest.mark.parametrize("stage", ["awaiting_reason", "after_reason", "after_appeal"])
-def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, alice, db, stage, typed):
+def test_emergency_from_every_open_state_bypasses_and_records_the_reason(
+    api, alice, db, stage, typed, stored
+):
     user, rule = alice
     sid = start(api, user, rule)
     if stage != "awaiting_reason":
         reason(api, user, sid, BORED)
     if stage == "after_appeal":
         appeal(api, user, sid, WORK_APPEAL)
-    extra = {"emergency_reason": typed} if typed else {}
+    extra = {"emergency_reason": typed} if typed is not None else {}
     reply = decide(api, user, sid, "emergency", **extra)
     assert reply.status == 200
     assert (reply.body["state"], reply.body["user_decision"], reply.body["emergency"]) == (
@@ -221,9 +227,9 @@ def test_emergency_from_every_open_state_bypasses_and_records_the_reason(api, al
         event = tx.one(
             "SELECT properties FROM public.analytics_events WHERE session_id = CAST(:s AS uuid)", s=sid
         )
-    assert session["emergency_reason"] == typed
+    assert session["emergency_reason"] == stored
     assert event["properties"]["user_decision"] == "emergency"
-    assert event["properties"]["emergency_reason"] == typed
+    assert event["properties"]["emergency_reason"] == stored
 
 
 def test_emergency_on_a_closed_session_is_409(api, alice):

@@ -121,3 +121,23 @@ def test_yesterdays_overrides_do_not_count_today(api, users, db):
         shift_back(db, sid, days=1)
     sid = start(api, user, rule)
     assert reason(api, user, sid, SPECIFIC_WORK).body["ai_verdict"] == "allow"
+
+
+def test_a_session_planted_with_another_offset_cannot_move_midnight(api, users, db):
+    """The second review's attack: an old open session with a far-off offset, then overrides."""
+    user = users.create()
+    rule = users.rule(user)
+    home = start(api, user, rule)  # the user's first session, days ago: home offset +08:00
+    shift_back(db, home, days=5)
+    planted = start(api, user, rule, timestamp="2026-11-21T01:30:00-02:50")
+    shift_back(db, planted, hours=23)
+    sessions = []
+    for _ in range(3):
+        sid = start(api, user, rule)
+        reason(api, user, sid, OTHER)
+        api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": "override"})
+        sessions.append(sid)
+    for sid in sessions:
+        shift_back(db, sid, hours=1)
+    sid = start(api, user, rule)
+    assert reason(api, user, sid, SPECIFIC_WORK).body["ai_verdict"] == "delay"

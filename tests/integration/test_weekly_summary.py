@@ -326,24 +326,27 @@ def test_an_llm_may_write_the_insight_from_numbers_only(db, users, fake_openai, 
     from tests.support.fake_openai import json_content, server_error
 
     monkeypatch.setenv("PERSONA_RAILS_WEEKLY_LLM_INSIGHTS", "true")
-    first, second = sorted(users.create().id for _ in range(2))
-    for person in (first, second):
+    first, second, third = sorted(users.create().id for _ in range(3))
+    for person in (first, second, third):
         add_session(
             db, person, local_start=at(date(2025, 10, 8), 9), persona="rational-mentor", category="work"
         )
     fake_openai.script(
-        json_content({"insight": "本周最常出现的借口类型是工作，建议提前规划。"}), server_error(503)
+        json_content({"insight": "本周最常出现的借口类型是工作，建议提前规划。"}),
+        server_error(503),
+        json_content({"insight": "这周表现不错，继续加油！"}),  # does not answer the spec's question
     )
     report = run_weekly(db, WeeklySettings(), RunRequest(week="2025-W41"), datetime.now(UTC))
-    assert report.processed == 2
+    assert report.processed == 3
     week = date(2025, 10, 6)
-    written, fallback = summary_of(db, first, week), summary_of(db, second, week)
+    written, failed, evasive = (summary_of(db, person, week) for person in (first, second, third))
     assert (written["insight_source"], written["insight"]) == (
         "llm",
         "本周最常出现的借口类型是工作，建议提前规划。",
     )
-    assert fallback["insight_source"] == "template"
-    assert fallback["insight"] == "本周最常出现的借口类型是「工作」（1次），遵守率100%。"
+    template = "本周最常出现的借口类型是「工作」（1次），遵守率100%。"
+    assert (failed["insight_source"], failed["insight"]) == ("template", template)
+    assert (evasive["insight_source"], evasive["insight"]) == ("template", template)
     # The prompt carries numbers and labels, never the user's reasons.
     for request in fake_openai.requests:
         assert "老板" not in json.dumps(request.body, ensure_ascii=False)

@@ -35,10 +35,12 @@ def test_a_valid_supabase_token_yields_its_claims():
     [
         (lambda: token(secret="another-secret-with-at-least-32-characters!!"), "signature"),
         (lambda: token(exp=int(time.time()) - 120), "expired"),
-        (lambda: token(exp=None), "no exp"),
+        (lambda: token(exp=None), "no valid exp"),
         (lambda: token(aud="anon"), "audience"),
         (lambda: token(sub=None), "no sub"),
         (lambda: token(sub="user-42"), "UUID"),
+        (lambda: token(sub="urn:uuid:7d3c1a52-5b7e-4c39-9a43-2f0d3f3c9e11"), "UUID"),
+        (lambda: token(exp=float("inf")), "JSON|exp"),
         (lambda: token(nbf=int(time.time()) + 600), "not valid yet"),
         (lambda: token(secret=SECRET * 2, algorithm="HS512"), "HS256"),
         (lambda: "not.a-token", "JWS"),

@@ -148,7 +148,7 @@ def test_a_week_without_excuses_uses_the_quiet_insight():
     summary, insight = build_summary(aggregate(category_counts={}, verdict_counts={}, evaluated_sessions=0))
     assert summary["top_category"] is None
     assert summary["appeal_rate"] is None
-    assert insight.text == "本周10次拦截，一个借口都没有，厉害了！"
+    assert insight.text == "本周最常出现的借口类型：无！10次拦截一个借口都没有，厉害了！"
 
 
 def test_no_previous_week_means_no_deltas():
@@ -202,6 +202,9 @@ def test_malformed_aggregates_are_reported_not_crashed_on(broken):
 
 
 @pytest.mark.parametrize("persona", ["strict-father", "rational-mentor", "humor-coach"])
-def test_every_persona_answers_the_specs_question(persona):
-    row = aggregate(persona_stats={persona: {"sessions": 10, "closed": 9, "complied": 5}})
+@pytest.mark.parametrize("counts", [{"work": 3}, {}])
+def test_every_persona_answers_the_specs_question(persona, counts):
+    row = aggregate(
+        persona_stats={persona: {"sessions": 10, "closed": 9, "complied": 5}}, category_counts=counts
+    )
     assert "本周最常出现的借口类型" in build_summary(row)[1].text

@@ -34,9 +34,10 @@ REASON_MAX_CHARS = 200
 
 
 def _printable(value: str) -> str:
-    # Postgres text cannot hold NUL, and no other control character belongs in a reason or a name.
-    if any(ord(char) < 32 and char not in "\n\t" for char in value):
-        raise ValueError("control characters are not allowed")
+    # Postgres text cannot hold NUL, no other control character belongs in a reason or a name,
+    # and a lone surrogate (valid JSON, invalid Unicode) cannot even be encoded to store it.
+    if any((ord(char) < 32 and char not in "\n\t") or 0xD800 <= ord(char) <= 0xDFFF for char in value):
+        raise ValueError("control characters and lone surrogates are not allowed")
     return value
 
 
@@ -58,7 +59,7 @@ class StartSessionRequest(BaseModel):
     app_display_name: Annotated[Name, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     trigger: Trigger
     timestamp: AwareDatetime
-    persona_key: str
+    persona_key: Name
     # Client hints: stored for comparison, never used to grant anything.
     streak: int | None = Field(default=None, ge=0, le=100_000, strict=True)
     override_count_today: int | None = Field(default=None, ge=0, le=10_000, strict=True)
@@ -68,7 +69,8 @@ class StartSessionRequest(BaseModel):
     def _known_persona(cls, key: str) -> str:
         keys = catalog().keys
         if key not in keys:
-            raise ValueError(f"unknown persona_key '{key}'; valid keys: {', '.join(keys)}")
+            # The key is not echoed back: it is the client's input, whatever it contains.
+            raise ValueError(f"unknown persona_key; valid keys: {', '.join(keys)}")
         return key
 
     @field_validator("timestamp", mode="before")
@@ -102,8 +104,13 @@ class DecisionRequest(BaseModel):
     accepted_delay: bool = Field(default=False, strict=True)
     auto_dismissed: bool = Field(default=False, validate_default=True, strict=True)
     emergency_reason: Annotated[
-        Name | None, StringConstraints(strip_whitespace=True, min_length=2, max_length=500)
+        Name | None, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)
     ] = Field(default=None, validate_default=True)
+
+    @field_validator("emergency_reason", mode="before")
+    @classmethod
+    def _blank_is_no_reason(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("auto_dismissed")
     @classmethod

@@ -11,13 +11,14 @@ from persona_rails.interception_personas import catalog
 from persona_rails.llm import LlmFault, complete_structured
 from persona_rails.observability import count
 from persona_rails.settings import LlmSettings
-from weekly_summary.engine.summary import CATEGORY_LABELS, INSIGHT_LIMIT, Insight
+from weekly_summary.engine.summary import CATEGORY_LABELS, INSIGHT_LIMIT, SPEC_QUESTION, Insight
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["insight"],
-    "properties": {"insight": {"type": "string", "maxLength": INSIGHT_LIMIT}},
+    # The 60-character limit is checked on our side: strict mode refuses maxLength.
+    "properties": {"insight": {"type": "string"}},
 }
 
 
@@ -50,7 +51,8 @@ def llm_insight(settings: LlmSettings, summary: dict[str, Any], fallback: Insigh
             "content": (
                 f"{persona.prompt}\nWrite this user's weekly insight: one Chinese sentence of at most "
                 f"{INSIGHT_LIMIT} characters, in {persona.display_name}'s voice, built on the week's most "
-                "frequent excuse type (本周最常出现的借口类型). Answer with the JSON the schema describes."
+                f"frequent excuse type: it must contain the words {SPEC_QUESTION}. Answer with the JSON "
+                "the schema describes."
             ),
         },
         {"role": "user", "content": _facts(summary)},
@@ -67,4 +69,9 @@ def llm_insight(settings: LlmSettings, summary: dict[str, Any], fallback: Insigh
     except LlmFault:
         count("InsightFallback")
         return fallback
-    return Insight(reply.value.insight.strip(), fallback.persona_key, "llm")
+    text = reply.value.insight.strip()
+    if SPEC_QUESTION not in text:
+        # The insight exists to answer the spec's question; one that does not is no insight.
+        count("InsightFallback")
+        return fallback
+    return Insight(text, fallback.persona_key, "llm")

@@ -62,8 +62,10 @@ RESPONSE_SCHEMA: dict[str, Any] = {
     "properties": {
         "reason_category": {"type": "string", "enum": [c.value for c in Category]},
         "verdict": {"type": "string", "enum": [v.value for v in Verdict]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "justification": {"type": "string", "maxLength": JUSTIFICATION_LIMIT},
+        # Ranges and lengths are checked on our side (LlmVerdict): OpenAI's strict mode refuses
+        # maxLength, and older models refuse minimum/maximum, with a 400 for every call.
+        "confidence": {"type": "number"},
+        "justification": {"type": "string"},
     },
 }
 

@@ -21,6 +21,8 @@ CATEGORY_LABELS = {
     "other": "其他",
 }
 INSIGHT_LIMIT = 60
+# The spec's weekly question; every insight answers it in so many words.
+SPEC_QUESTION = "本周最常出现的借口类型"
 
 
 class MalformedAggregate(ValueError):
