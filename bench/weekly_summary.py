@@ -119,7 +119,11 @@ def measure(turns: int) -> dict[str, float]:
         progress = ProgressLine(sys.stderr)
         started = time.perf_counter()
         report = run_weekly(
-            database, WeeklySettings(), RunRequest(week=WEEK.isoformat()), datetime.now(UTC), progress
+            database,
+            WeeklySettings.from_env(),
+            RunRequest(week=WEEK.isoformat()),
+            datetime.now(UTC),
+            progress,
         )
         elapsed = time.perf_counter() - started
         progress.close()

@@ -22,7 +22,7 @@ PLUS_14, MINUS_10 = 14 * 60, -10 * 60
 
 
 def run(db, *, week=None, user=None, now=None, batch_size=2000, progress=None):
-    settings = WeeklySettings(**{"PERSONA_RAILS_WEEKLY_BATCH_SIZE": batch_size})
+    settings = WeeklySettings.from_env(PERSONA_RAILS_WEEKLY_BATCH_SIZE=batch_size)
     request = RunRequest(week=week, user_id=user, scheduled_time=now)
     return run_weekly(db, settings, request, datetime.now(UTC), progress)
 
@@ -336,7 +336,7 @@ def test_an_llm_may_write_the_insight_from_numbers_only(db, users, fake_openai, 
         server_error(503),
         json_content({"insight": "这周表现不错，继续加油！"}),  # does not answer the spec's question
     )
-    report = run_weekly(db, WeeklySettings(), RunRequest(week="2025-W41"), datetime.now(UTC))
+    report = run_weekly(db, WeeklySettings.from_env(), RunRequest(week="2025-W41"), datetime.now(UTC))
     assert report.processed == 3
     week = date(2025, 10, 6)
     written, failed, evasive = (summary_of(db, person, week) for person in (first, second, third))
