@@ -112,8 +112,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _weekly(args: argparse.Namespace) -> int:
+    from persona_rails_dev.lambda_runtime import apply_environment
+    from persona_rails_dev.weekly import FUNCTION, run_weekly_locally
+
+    apply_environment(functions()[FUNCTION])  # before the layer's logger reads its service name
     local_env.prepare(seed=True)
-    from persona_rails_dev.weekly import run_weekly_locally
 
     report = run_weekly_locally(week=args.week, user_id=args.user, now=args.now)
     print(json.dumps(report, ensure_ascii=False, indent=2))
