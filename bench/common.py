@@ -151,17 +151,9 @@ class BenchUser:
 
 
 def make_token(sub: str, *, ttl_seconds: int = 6 * 3600) -> str:
-    import jwt
+    from persona_rails_dev.local_env import mint_token
 
-    now = int(time.time())
-    claims = {
-        "sub": sub,
-        "aud": "authenticated",
-        "role": "authenticated",
-        "iat": now,
-        "exp": now + ttl_seconds,
-    }
-    return jwt.encode(claims, JWT_SECRET, algorithm="HS256")
+    return mint_token(sub, ttl_seconds=ttl_seconds, secret=JWT_SECRET)
 
 
 def create_user(owner: Database) -> BenchUser:

@@ -12,7 +12,8 @@ CREATE TABLE public.rules (
   summary text NOT NULL CHECK (char_length(summary) BETWEEN 1 AND 200),
   daily_quota_minutes integer CHECK (daily_quota_minutes BETWEEN 0 AND 1440),
   -- Fill the persona templates' {{next_action}}, {{remaining_minutes}} and {{delay_minutes}}.
-  next_action text NOT NULL DEFAULT '完成手头的任务' CHECK (char_length(next_action) BETWEEN 1 AND 20),
+  -- next_action is a short verb phrase: it reads as "先完成…" and as "不如先…".
+  next_action text NOT NULL DEFAULT '处理手头的任务' CHECK (char_length(next_action) BETWEEN 1 AND 20),
   remaining_minutes integer NOT NULL DEFAULT 30 CHECK (remaining_minutes BETWEEN 0 AND 1440),
   delay_minutes integer NOT NULL DEFAULT 10 CHECK (delay_minutes BETWEEN 1 AND 120),
   created_at timestamptz NOT NULL DEFAULT now(),
@@ -55,7 +56,8 @@ CREATE TABLE public.intercept_sessions (
     CHECK ((evaluation_turns = 0) = (final_verdict IS NULL))
 );
 CREATE INDEX intercept_sessions_user_day_idx ON public.intercept_sessions (user_id, local_date);
-CREATE INDEX intercept_sessions_user_overrides_idx ON public.intercept_sessions (user_id, local_date)
+CREATE INDEX intercept_sessions_user_created_idx ON public.intercept_sessions (user_id, created_at);
+CREATE INDEX intercept_sessions_user_override_times_idx ON public.intercept_sessions (user_id, closed_at)
   WHERE user_decision = 'override';
 CREATE INDEX intercept_sessions_rule_id_idx ON public.intercept_sessions (rule_id);
 
@@ -161,26 +163,52 @@ GRANT ALL ON public.rules, public.intercept_sessions, public.intercept_turns, pu
   TO service_role;
 
 -- Today's overrides and the current streak, from the caller's own sessions (RLS applies:
--- SECURITY INVOKER). The streak counts days since the last override day, or since the first
--- session when there has never been one; today counts while it has no override.
-CREATE FUNCTION public.intercept_day_stats(p_local_date date)
+-- SECURITY INVOKER).
+--
+-- "Today" starts at local midnight in the user's home offset: the UTC offset of their very
+-- first session. An offset chosen per request, or planted a day ahead, would let a client pick
+-- where midnight falls and drop earlier overrides from the count; a home offset fixed once is
+-- what a time zone is. Overrides count by when they happened (closed_at). The streak counts days
+-- since the last override, or since the first session when there has never been one. Every
+-- lookup is an index probe, so a user with years of sessions costs the same as a new one.
+CREATE FUNCTION public.intercept_day_stats(p_offset_minutes integer, p_now timestamptz DEFAULT now())
 RETURNS TABLE (override_count_today integer, streak integer)
 LANGUAGE sql STABLE SECURITY INVOKER
 SET search_path = ''
 AS $$
+  WITH first_session AS (
+    SELECT s.created_at, s.utc_offset_minutes FROM public.intercept_sessions s
+    WHERE s.user_id = (SELECT auth.uid())
+    ORDER BY s.created_at, s.id
+    LIMIT 1
+  ),
+  today AS (
+    SELECT coalesce((SELECT utc_offset_minutes FROM first_session), p_offset_minutes) AS offset_minutes
+  ),
+  local AS (
+    SELECT offset_minutes,
+           ((p_now AT TIME ZONE 'UTC') + make_interval(mins => offset_minutes))::date AS local_today
+    FROM today
+  ),
+  last_override AS (
+    SELECT s.closed_at FROM public.intercept_sessions s
+    WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override' AND s.closed_at IS NOT NULL
+    ORDER BY s.closed_at DESC
+    LIMIT 1
+  )
   SELECT
-    (SELECT count(*) FROM public.intercept_sessions
-      WHERE user_id = (SELECT auth.uid()) AND local_date = p_local_date
-        AND user_decision = 'override')::integer,
-    least(365, coalesce((
-      SELECT CASE
-        WHEN max(local_date) FILTER (WHERE user_decision = 'override') IS NOT NULL
-          THEN p_local_date - max(local_date) FILTER (WHERE user_decision = 'override')
-        ELSE p_local_date - min(local_date) + 1
-      END
-      FROM public.intercept_sessions
-      WHERE user_id = (SELECT auth.uid()) AND local_date <= p_local_date
-    ), 0))::integer
+    (SELECT count(*) FROM public.intercept_sessions s
+      WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override'
+        AND s.closed_at >= (l.local_today - make_interval(mins => l.offset_minutes)) AT TIME ZONE 'UTC'
+    )::integer,
+    least(365, coalesce(CASE
+      WHEN (SELECT closed_at FROM last_override) IS NOT NULL
+        THEN l.local_today
+             - (((SELECT closed_at FROM last_override) AT TIME ZONE 'UTC') + make_interval(mins => l.offset_minutes))::date
+      ELSE l.local_today
+           - (((SELECT created_at FROM first_session) AT TIME ZONE 'UTC') + make_interval(mins => l.offset_minutes))::date + 1
+    END, 0))::integer
+  FROM local l
 $$;
-REVOKE ALL ON FUNCTION public.intercept_day_stats(date) FROM PUBLIC, anon;
-GRANT EXECUTE ON FUNCTION public.intercept_day_stats(date) TO authenticated, service_role;
+REVOKE ALL ON FUNCTION public.intercept_day_stats(integer, timestamptz) FROM PUBLIC, anon;
+GRANT EXECUTE ON FUNCTION public.intercept_day_stats(integer, timestamptz) TO authenticated, service_role;
