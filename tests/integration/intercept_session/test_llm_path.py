@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import FAKE_API_KEY, FAKE_MODEL, FAKE_TIMEOUT_SECONDS
 from tests.support.api import ApiClient, Reply, trigger_payload
 from tests.support.fake_openai import (
     Behaviour,
@@ -27,6 +26,7 @@ from tests.support.fake_openai import (
     rate_limited,
     server_error,
 )
+from tests.support.fixtures import FAKE_API_KEY, FAKE_MODEL, FAKE_TIMEOUT_SECONDS
 from tests.support.users import AppUser, UserFactory
 
 pytestmark = pytest.mark.integration

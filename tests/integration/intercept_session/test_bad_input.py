@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
-from tests.conftest import TEST_JWT_SECRET
 from tests.support.api import trigger_payload
 from tests.support.dialog import BORED, decide, reason, row_counts, start
+from tests.support.fixtures import TEST_JWT_SECRET
 from tests.support.users import make_token
 
 

@@ -29,7 +29,7 @@ print(json.dumps({"status": reply["statusCode"], "mine": mine, "theirs": theirs}
 
 
 def test_a_bare_machine_runs_on_the_embedded_database(tmp_path):
-    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     env.update(
         PERSONA_RAILS_PGDATA=str(tmp_path / "pgdata"),

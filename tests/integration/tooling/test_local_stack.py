@@ -15,7 +15,7 @@ from persona_rails_dev.template import functions
 def local_api(db):
     from pathlib import Path
 
-    seed = Path(__file__).resolve().parents[2] / "supabase" / "seed.sql"
+    seed = Path(__file__).resolve().parents[3] / "supabase" / "seed.sql"
     with db.as_owner() as tx:
         tx.execute(seed.read_text(encoding="utf-8"))
     server = make_server(mount(functions().values()), port=0)

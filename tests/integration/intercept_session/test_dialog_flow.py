@@ -290,7 +290,7 @@ def test_the_events_fixtures_run_a_whole_dialog(api, db):
     """events/ doubles as `sam local invoke -e` input; here each one goes through the handler."""
     from tests.support.api import load_event
 
-    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     with db.as_owner() as tx:
         tx.execute((root / "supabase" / "seed.sql").read_text(encoding="utf-8"))
         tx.execute("DELETE FROM public.intercept_sessions WHERE id = 'a1b2c3d4-0000-4000-8000-000000000001'")

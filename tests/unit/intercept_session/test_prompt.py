@@ -1,6 +1,6 @@
 """The evaluation prompt: snapshot per persona, the reason kept as data, under 1,000 tokens.
 
-Snapshots live in tests/unit/snapshots/. After an intended prompt change, regenerate them with
+Snapshots live in tests/unit/intercept_session/snapshots/. After an intended prompt change, regenerate them with
 UPDATE_SNAPSHOTS=1 pytest tests/unit/test_prompt.py, review the diff, and bump the persona or
 prompt version.
 """

