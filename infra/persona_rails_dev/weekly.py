@@ -21,6 +21,7 @@ def run_weekly_locally(
     apply_environment(function)
     from persona_rails.db import get_database
     from persona_rails.settings import cached_settings
+    from weekly_summary.personas import insight_persona_config
     from weekly_summary.schemas import RunRequest
     from weekly_summary.service import run_weekly
     from weekly_summary.settings import WeeklySettings
@@ -29,7 +30,12 @@ def run_weekly_locally(
     progress = ProgressLine()
     try:
         report = run_weekly(
-            get_database(), cached_settings(WeeklySettings), request, datetime.now(UTC), progress
+            get_database(),
+            cached_settings(WeeklySettings),
+            request,
+            datetime.now(UTC),
+            progress,
+            personas=insight_persona_config().value,
         )
     finally:
         progress.close()

@@ -76,6 +76,9 @@ def _split(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
     return header, payload, f"{parts[0]}.{parts[1]}".encode(), _b64url_decode(parts[2])
 
 
+SERVICE_ROLE = "service_role"
+
+
 def _check_registered_claims(payload: dict[str, Any], audience: str, now: float) -> Claims:
     exp = payload.get("exp")
     if not isinstance(exp, int | float) or not math.isfinite(exp):
@@ -85,6 +88,11 @@ def _check_registered_claims(payload: dict[str, Any], audience: str, now: float)
     nbf = payload.get("nbf")
     if isinstance(nbf, int | float) and now + LEEWAY_SECONDS < nbf:
         raise AuthError("token is not valid yet")
+    role = payload.get("role", "authenticated")
+    if role == SERVICE_ROLE:
+        # Supabase's service-role key is a JWT with no sub and no aud: it names no user, and the
+        # route it calls must be told which user it acts for (persona_rails.identity).
+        return Claims(sub="", role=SERVICE_ROLE, raw=payload)
     aud = payload.get("aud")
     audiences = aud if isinstance(aud, list) else [aud]
     if audience not in audiences:
@@ -95,7 +103,7 @@ def _check_registered_claims(payload: dict[str, Any], audience: str, now: float)
     # Supabase user ids are UUIDs in their canonical form, which is what auth.uid() casts.
     if not _CANONICAL_UUID.fullmatch(sub):
         raise AuthError("token sub must be a user id (UUID)")
-    return Claims(sub=sub, role=str(payload.get("role", "authenticated")), raw=payload)
+    return Claims(sub=sub, role=str(role), raw=payload)
 
 
 def verify_hs256(token: str, secret: str, audience: str, now: float | None = None) -> Claims:
@@ -124,9 +132,9 @@ def verify_jwks(token: str, jwks_url: str, audience: str) -> Claims:
             token,
             key=key.key,
             algorithms=["RS256", "ES256", "EdDSA"],
-            audience=audience,
             leeway=LEEWAY_SECONDS,
-            options={"require": ["exp", "sub"]},
+            # The audience is checked below, where service-role tokens (which carry none) are told apart.
+            options={"require": ["exp"], "verify_aud": False},
         )
     except jwt.PyJWKClientError as exc:
         raise AuthError(f"signing key not found: {exc}") from exc

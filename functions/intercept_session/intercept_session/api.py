@@ -1,20 +1,20 @@
-"""HTTP adapter: parse, authorize, call the service, map domain errors. No logic lives here.
+"""HTTP adapter: parse, authorize, call the service. Domain errors map to HTTP in the layer.
 
 Routes are `async` on purpose: Lambda serves one request per process, so running the blocking
 service on the invoking thread avoids a thread-pool hop and keeps one database connection.
+
+Callers: every route takes the user's own Supabase JWT, or a service-role JWT acting for a user
+(named by the body's `user_id` on start, by `?user_id=` elsewhere).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from uuid import UUID
 
 from fastapi import APIRouter, Response, status
 
 from intercept_session import service
-from intercept_session.engine.state_machine import TransitionError
 from intercept_session.schemas import (
     AppealRequest,
     DecisionRequest,
@@ -25,55 +25,58 @@ from intercept_session.schemas import (
     StartSessionRequest,
     TurnResult,
 )
-from persona_rails.http.dependencies import CurrentUser, DbDep, LlmDep, require_same_user
-from persona_rails.http.errors import conflict
+from persona_rails.http.dependencies import DbDep, LlmDep, Token, UserOrService, acting_for
+from persona_rails.http.openapi import errors
 
 router = APIRouter(prefix="/intercept-session")
 
 
-@contextmanager
-def _state_conflicts() -> Iterator[None]:
-    try:
-        yield
-    except TransitionError as error:
-        raise conflict(error.code, str(error), state=error.state.value) from None
-
-
-@router.post("", response_model=SessionStarted, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "",
+    response_model=SessionStarted,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        **errors(400, 401, 403, 404, 409, 422),
+        200: {"model": SessionStarted, "description": "A retry of a session already started"},
+    },
+)
 async def start_session(
-    body: StartSessionRequest, user: CurrentUser, db: DbDep, response: Response
+    body: StartSessionRequest, token: Token, db: DbDep, response: Response
 ) -> SessionStarted:
-    require_same_user(user, body.user_id)
-    started, created = service.start_session(db, user, body, datetime.now(UTC))
+    caller = acting_for(token, body.user_id)
+    started, created = service.start_session(db, caller, body, datetime.now(UTC))
     if not created:
         response.status_code = status.HTTP_200_OK
     return started
 
 
-@router.post("/{session_id}/reason", response_model=TurnResult)
+@router.post(
+    "/{session_id}/reason", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 422)
+)
 async def submit_reason(
-    session_id: UUID, body: ReasonRequest, user: CurrentUser, db: DbDep, llm: LlmDep
+    session_id: UUID, body: ReasonRequest, caller: UserOrService, db: DbDep, llm: LlmDep
 ) -> TurnResult:
-    with _state_conflicts():
-        return service.submit_turn_settled(db, llm, user, str(session_id), body.reason_text, turn_no=1)
+    return service.submit_turn_settled(db, llm, caller, str(session_id), body.reason_text, turn_no=1)
 
 
-@router.post("/{session_id}/appeal", response_model=TurnResult)
+@router.post(
+    "/{session_id}/appeal", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 422)
+)
 async def submit_appeal(
-    session_id: UUID, body: AppealRequest, user: CurrentUser, db: DbDep, llm: LlmDep
+    session_id: UUID, body: AppealRequest, caller: UserOrService, db: DbDep, llm: LlmDep
 ) -> TurnResult:
-    with _state_conflicts():
-        return service.submit_turn_settled(db, llm, user, str(session_id), body.appeal_text, turn_no=2)
+    return service.submit_turn_settled(db, llm, caller, str(session_id), body.appeal_text, turn_no=2)
 
 
-@router.post("/{session_id}/decision", response_model=DecisionResult)
+@router.post(
+    "/{session_id}/decision", response_model=DecisionResult, responses=errors(400, 401, 403, 404, 409, 422)
+)
 async def record_decision(
-    session_id: UUID, body: DecisionRequest, user: CurrentUser, db: DbDep
+    session_id: UUID, body: DecisionRequest, caller: UserOrService, db: DbDep
 ) -> DecisionResult:
-    with _state_conflicts():
-        return service.decide(db, user, str(session_id), body)
+    return service.decide(db, caller, str(session_id), body)
 
 
-@router.get("/{session_id}", response_model=SessionOut)
-async def get_session(session_id: UUID, user: CurrentUser, db: DbDep) -> SessionOut:
-    return service.get_session(db, user, str(session_id))
+@router.get("/{session_id}", response_model=SessionOut, responses=errors(401, 403, 404, 422))
+async def get_session(session_id: UUID, caller: UserOrService, db: DbDep) -> SessionOut:
+    return service.get_session(db, caller, str(session_id))

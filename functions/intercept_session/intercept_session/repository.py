@@ -1,4 +1,9 @@
-"""SQL for the interception tables. Every statement runs inside a caller's transaction (RLS applies)."""
+"""SQL for the interception tables. Every statement runs as the caller (RLS applies).
+
+Round trips are the latency in production (each statement crosses the network to the pooler),
+so reads that a step needs together are sent together (`Tx.batch`, `Database.run_as_user`) and
+a turn is written with one statement.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,47 @@ from typing import Any
 from persona_rails.db import Tx
 
 Row = dict[str, Any]
+Statement = tuple[str, Row]
+
+_RULE_COLUMNS = "id, app_identifier, app_display_name, summary, next_action, remaining_minutes, delay_minutes"
+_LOCKS = {None: "", "share": " FOR SHARE", "update": " FOR UPDATE"}
 
 
-def get_rule(tx: Tx, rule_id: str) -> Row | None:
-    return tx.one(
-        "SELECT id, app_identifier, app_display_name, summary, next_action, remaining_minutes, delay_minutes"
-        " FROM public.rules WHERE id = CAST(:id AS uuid)",
-        id=rule_id,
+def rule(rule_id: str) -> Statement:
+    return (f"SELECT {_RULE_COLUMNS} FROM public.rules WHERE id = CAST(:id AS uuid)", {"id": rule_id})
+
+
+def session(session_id: str, *, lock: str | None = None) -> Statement:
+    """Lock with "share" before reading the session's turns: a concurrent turn commits its row
+    and the session's new state together, and the lock keeps both reads on one side of it."""
+    return (
+        f"SELECT * FROM public.intercept_sessions WHERE id = CAST(:id AS uuid){_LOCKS[lock]}",
+        {"id": session_id},
+    )
+
+
+def turns(session_id: str) -> Statement:
+    return (
+        "SELECT * FROM public.intercept_turns WHERE session_id = CAST(:id AS uuid) ORDER BY turn_no",
+        {"id": session_id},
+    )
+
+
+def rule_of_session(session_id: str) -> Statement:
+    return (
+        f"SELECT {', '.join('r.' + c.strip() for c in _RULE_COLUMNS.split(','))} FROM public.rules r"
+        " JOIN public.intercept_sessions s ON s.rule_id = r.id WHERE s.id = CAST(:id AS uuid)",
+        {"id": session_id},
+    )
+
+
+def day_stats_of_session(session_id: str) -> Statement:
+    """Today's overrides and the streak, from the user's own history (see the migration)."""
+    return (
+        "SELECT d.override_count_today, d.streak FROM public.intercept_sessions s,"
+        " LATERAL public.intercept_day_stats(CAST(s.utc_offset_minutes AS integer)) d"
+        " WHERE s.id = CAST(:id AS uuid)",
+        {"id": session_id},
     )
 
 
@@ -39,72 +78,64 @@ def insert_session(tx: Tx, values: Row) -> Row | None:
     )
 
 
-_LOCKS = {None: "", "share": " FOR SHARE", "update": " FOR UPDATE"}
+_TURN_COLUMNS = (
+    "reason_text, reason_category, ai_verdict, confidence, persona_response, appeal_used, emergency,"
+    " recommended_action, delay_minutes, justification, source, fallback_reason, model, latency_ms,"
+    " override_count_today, streak, text_fingerprint"
+)
+_RECORD_COLUMNS = "engine_version, config_version, inputs, output, source, model, raw_reply"
 
 
-def get_session(tx: Tx, session_id: str, *, lock: str | None = None) -> Row | None:
-    """Use `lock="share"` before reading the session's turns: a concurrent turn commits its row
-    and the session's new state together, and the lock keeps both reads on one side of it."""
-    return tx.one(
-        f"SELECT * FROM public.intercept_sessions WHERE id = CAST(:id AS uuid){_LOCKS[lock]}", id=session_id
-    )
+def record_turn(values: Row, record: Row) -> Statement:
+    """Advance the session past the turn, store the turn and its decision record: one statement.
+
+    The session moves only if nothing moved it first (a concurrent duplicate waits on the row
+    and then finds it advanced), so no turn is ever stored for a session that did not take it.
+    Returns the turn with the session's new state, or no row when another request won.
+    """
+    turn_params = {name.strip(): values[name.strip()] for name in _TURN_COLUMNS.split(",")}
+    record_params = {f"record_{name.strip()}": record[name.strip()] for name in _RECORD_COLUMNS.split(",")}
+    sql = f"""
+        WITH advanced AS (
+            UPDATE public.intercept_sessions
+            SET state = 'awaiting_decision', evaluation_turns = :turn_no, final_verdict = :ai_verdict,
+                emergency = emergency OR :emergency
+            WHERE id = CAST(:session_id AS uuid) AND state <> 'closed' AND evaluation_turns = :turn_no - 1
+            RETURNING id, state, evaluation_turns, final_verdict
+        ), turn AS (
+            INSERT INTO public.intercept_turns (id, session_id, user_id, turn_no, {_TURN_COLUMNS})
+            SELECT CAST(:turn_id AS uuid), a.id, (SELECT auth.uid()), :turn_no,
+                   {", ".join(":" + name.strip() for name in _TURN_COLUMNS.split(","))}
+            FROM advanced a
+            RETURNING *
+        ), record AS (
+            INSERT INTO public.decision_records
+                (id, user_id, function_name, kind, subject_type, subject_id, {_RECORD_COLUMNS})
+            SELECT t.id, t.user_id, 'InterceptSessionFunction', 'intercept.verdict', 'intercept_turn', t.id,
+                   :record_engine_version, :record_config_version, CAST(:record_inputs AS jsonb),
+                   CAST(:record_output AS jsonb), :record_source, :record_model, :record_raw_reply
+            FROM turn t
+            RETURNING id
+        )
+        SELECT t.*, a.state AS session_state, a.evaluation_turns AS session_evaluation_turns,
+               a.final_verdict AS session_final_verdict
+        FROM turn t CROSS JOIN advanced a
+    """
+    params = {
+        "session_id": values["session_id"],
+        "turn_id": values["turn_id"],
+        "turn_no": values["turn_no"],
+        **turn_params,
+        **{
+            key: json.dumps(value, ensure_ascii=False) if key in {"record_inputs", "record_output"} else value
+            for key, value in record_params.items()
+        },
+    }
+    return sql, params
 
 
-def day_stats(tx: Tx, utc_offset_minutes: int) -> tuple[int, int]:
-    """Today's overrides and the streak, from the user's own history (see the migration)."""
-    row = tx.one(
-        "SELECT * FROM public.intercept_day_stats(CAST(:offset AS integer))", offset=utc_offset_minutes
-    )
-    assert row is not None
-    return int(row["override_count_today"]), int(row["streak"])
-
-
-def get_turns(tx: Tx, session_id: str) -> list[Row]:
-    return tx.rows(
-        "SELECT * FROM public.intercept_turns WHERE session_id = CAST(:id AS uuid) ORDER BY turn_no",
-        id=session_id,
-    )
-
-
-def insert_turn(tx: Tx, values: Row) -> Row | None:
-    """Insert the turn unless its slot is taken; None means another request won the slot."""
-    return tx.one(
-        """
-        INSERT INTO public.intercept_turns (
-            session_id, user_id, turn_no, reason_text, reason_category, ai_verdict, confidence,
-            persona_response, appeal_used, emergency, recommended_action, delay_minutes, justification,
-            source, fallback_reason, model, latency_ms, override_count_today, streak, text_fingerprint)
-        VALUES (
-            CAST(:session_id AS uuid), (SELECT auth.uid()), :turn_no, :reason_text, :reason_category,
-            :ai_verdict, :confidence, :persona_response, :appeal_used, :emergency, :recommended_action,
-            :delay_minutes, :justification, :source, :fallback_reason, :model, :latency_ms,
-            :override_count_today, :streak, :text_fingerprint)
-        ON CONFLICT (session_id, turn_no) DO NOTHING
-        RETURNING *
-        """,
-        **values,
-    )
-
-
-def advance_after_turn(tx: Tx, session_id: str, turn_no: int, verdict: str, emergency: bool) -> bool:
-    """Move the session past turn `turn_no` if nothing else moved it first."""
-    updated = tx.execute(
-        """
-        UPDATE public.intercept_sessions
-        SET state = 'awaiting_decision', evaluation_turns = :turn_no, final_verdict = :verdict,
-            emergency = emergency OR :emergency
-        WHERE id = CAST(:id AS uuid) AND state <> 'closed' AND evaluation_turns = :turn_no - 1
-        """,
-        id=session_id,
-        turn_no=turn_no,
-        verdict=verdict,
-        emergency=emergency,
-    )
-    return updated == 1
-
-
-def close_session(tx: Tx, session_id: str, values: Row) -> Row | None:
-    return tx.one(
+def close_session(session_id: str, values: Row) -> Statement:
+    return (
         """
         UPDATE public.intercept_sessions
         SET state = 'closed', user_decision = :user_decision, accepted_delay = :accepted_delay,
@@ -114,28 +145,29 @@ def close_session(tx: Tx, session_id: str, values: Row) -> Row | None:
         WHERE id = CAST(:id AS uuid) AND state <> 'closed'
         RETURNING *
         """,
-        id=session_id,
-        **values,
+        {"id": session_id, **values},
     )
 
 
-def record_decision_on_turns(tx: Tx, session_id: str, decision: str) -> None:
+def record_decision_on_turns(session_id: str, decision: str) -> Statement:
     """Every turn of the dialog carries the decision that ended it (spec: Data Captured Per Turn)."""
-    tx.execute(
-        "UPDATE public.intercept_turns SET user_decision = :decision WHERE session_id = CAST(:id AS uuid)",
-        id=session_id,
-        decision=decision,
+    return (
+        "UPDATE public.intercept_turns SET user_decision = :decision WHERE session_id = CAST(:id AS uuid)"
+        " RETURNING *",
+        {"id": session_id, "decision": decision},
     )
 
 
-def insert_event(tx: Tx, session_id: str, name: str, properties: Row) -> None:
+def insert_event(tx: Tx, subject_type: str, subject_id: str, name: str, properties: Row) -> None:
     tx.execute(
         """
-        INSERT INTO public.analytics_events (user_id, session_id, name, properties)
-        VALUES ((SELECT auth.uid()), CAST(:id AS uuid), :name, CAST(:properties AS jsonb))
-        ON CONFLICT (session_id, name) DO NOTHING
+        INSERT INTO public.analytics_events (user_id, subject_type, subject_id, name, properties)
+        VALUES ((SELECT auth.uid()), :subject_type, CAST(:subject_id AS uuid), :name,
+                CAST(:properties AS jsonb))
+        ON CONFLICT (subject_type, subject_id, name) DO NOTHING
         """,
-        id=session_id,
+        subject_type=subject_type,
+        subject_id=subject_id,
         name=name,
         properties=json.dumps(properties, ensure_ascii=False, default=str),
     )

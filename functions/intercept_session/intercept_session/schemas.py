@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 from uuid import UUID
 
 from pydantic import (
-    AfterValidator,
     AwareDatetime,
     BaseModel,
     ConfigDict,
@@ -26,27 +25,19 @@ from intercept_session.engine.model import (
     Trigger,
     Verdict,
 )
-from persona_rails.interception_personas import catalog
+from intercept_session.personas import personas
+from persona_rails.text import PrintableText, user_text
 
 COUNTDOWN_SECONDS = 20
 REASON_MIN_CHARS = 10
 REASON_MAX_CHARS = 200
 
 
-def _printable(value: str) -> str:
-    # Postgres text cannot hold NUL, no other control character belongs in a reason or a name,
-    # and a lone surrogate (valid JSON, invalid Unicode) cannot even be encoded to store it.
-    if any((ord(char) < 32 and char not in "\n\t") or 0xD800 <= ord(char) <= 0xDFFF for char in value):
-        raise ValueError("control characters and lone surrogates are not allowed")
-    return value
-
-
-UserText = Annotated[
-    str,
-    StringConstraints(strip_whitespace=True, min_length=REASON_MIN_CHARS, max_length=REASON_MAX_CHARS),
-    AfterValidator(_printable),
-]
-Name = Annotated[str, AfterValidator(_printable)]
+if TYPE_CHECKING:
+    UserText = str
+else:
+    UserText = user_text(REASON_MIN_CHARS, REASON_MAX_CHARS)
+Name = PrintableText
 
 
 class StartSessionRequest(BaseModel):
@@ -67,7 +58,7 @@ class StartSessionRequest(BaseModel):
     @field_validator("persona_key")
     @classmethod
     def _known_persona(cls, key: str) -> str:
-        keys = catalog().keys
+        keys = personas().keys
         if key not in keys:
             # The key is not echoed back: it is the client's input, whatever it contains.
             raise ValueError(f"unknown persona_key; valid keys: {', '.join(keys)}")

@@ -7,22 +7,17 @@ conditional UPDATE, so retries and races resolve in Postgres.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
 from intercept_session import repository
 from intercept_session.engine import state_machine
-from intercept_session.engine.messages import (
-    RECOMMENDED_ACTION,
-    VERDICT_BADGE,
-    challenge_message,
-    verdict_message,
-)
+from intercept_session.engine.messages import VERDICT_BADGE, challenge_message
 from intercept_session.engine.model import EvaluationInput, RuleContext, State, Trigger, Verdict
+from intercept_session.engine.turn import ENGINE_VERSION, turn_inputs
 from intercept_session.evaluation import evaluate
+from intercept_session.personas import persona_config, personas
 from intercept_session.schemas import (
     DecisionRequest,
     DecisionResult,
@@ -32,20 +27,16 @@ from intercept_session.schemas import (
     StartSessionRequest,
     TurnResult,
 )
-from persona_rails.auth import Claims
-from persona_rails.db import Database, Tx
-from persona_rails.http.errors import conflict, not_found, unprocessable
-from persona_rails.interception_personas import catalog
+from persona_rails.db import Database
+from persona_rails.errors import Conflict, Invalid, NotFound
+from persona_rails.idempotency import fingerprint, replay_or_conflict
+from persona_rails.identity import Caller
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings
 
 Row = dict[str, Any]
 DIALOG_COMPLETED = "interception.dialog_completed"
-
-
-def fingerprint(payload: Any) -> str:
-    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+SUBJECT_SESSION = "intercept_session"
 
 
 def _rule_context(rule: Row) -> RuleContext:
@@ -68,7 +59,7 @@ def _view(session: Row) -> state_machine.SessionView:
 
 
 def _persona_out(session: Row) -> PersonaOut:
-    persona = catalog().get(session["persona_key"])
+    persona = personas().get(session["persona_key"])
     return PersonaOut(
         key=persona.key,
         display_name=persona.display_name,
@@ -77,31 +68,29 @@ def _persona_out(session: Row) -> PersonaOut:
     )
 
 
-def _load_session(tx: Tx, session_id: str, *, lock: str | None = None) -> Row:
-    session = repository.get_session(tx, session_id, lock=lock)
-    if session is None:
+def _found_session(rows: list[Row], session_id: str) -> Row:
+    if not rows:
         # A foreign session is invisible under RLS and reads exactly like an unknown one.
-        raise not_found("session_not_found", f"no session {session_id}", field="session_id")
-    return session
+        raise NotFound("session_not_found", f"no session {session_id}", field="session_id")
+    return rows[0]
 
 
-def _load_rule(tx: Tx, rule_id: Any) -> Row:
-    rule = repository.get_rule(tx, str(rule_id)) if rule_id else None
-    if rule is None:
-        raise not_found("rule_not_found", f"no rule {rule_id} for this user", field="rule_id")
-    return rule
+def _found_rule(rows: list[Row], rule_id: Any) -> Row:
+    if not rows:
+        raise NotFound("rule_not_found", f"no rule {rule_id} for this user", field="rule_id")
+    return rows[0]
 
 
 def start_session(
-    db: Database, claims: Claims, request: StartSessionRequest, now: datetime
+    db: Database, caller: Caller, request: StartSessionRequest, now: datetime
 ) -> tuple[SessionStarted, bool]:
-    persona = catalog().get(request.persona_key)
+    persona = personas().get(request.persona_key)
     session_id = str(request.session_id or uuid.uuid4())
     offset = request.timestamp.utcoffset() or timedelta(0)
-    with db.as_user(claims.raw) as tx:
-        rule = _load_rule(tx, request.rule_id)
+    with db.as_user(caller.claims) as tx:
+        rule = _found_rule(tx.batch(repository.rule(str(request.rule_id)))[0], request.rule_id)
         if rule["app_identifier"] != request.app_identifier:
-            raise unprocessable(
+            raise Invalid(
                 "app_mismatch", "app_identifier is not the app this rule governs", field="app_identifier"
             )
         start_print = fingerprint(request.model_dump(mode="json", exclude={"session_id"}))
@@ -125,9 +114,13 @@ def start_session(
         )
         created = session is not None
         if session is None:
-            session = repository.get_session(tx, session_id)
-            if session is None or session["start_fingerprint"] != start_print:
-                raise conflict("session_id_conflict", "session_id is already used by a different session")
+            existing = tx.batch(repository.session(session_id))[0]
+            session = replay_or_conflict(
+                existing[0] if existing else None,
+                start_print,
+                fingerprint_of=lambda row: row["start_fingerprint"],
+                conflict=Conflict("session_id_conflict", "session_id is already used by a different session"),
+            )
     count("SessionStarted" if created else "SessionStartReplayed")
     if created:
         logger.info("session started", extra={"session_id": session_id, "persona_key": persona.key})
@@ -160,7 +153,7 @@ def _turn_result(turn: Row, session: Row) -> TurnResult:
     )
 
 
-def _replay_or_conflict(turns: list[Row], turn_no: int, text_print: str, session: Row) -> TurnResult:
+def _settle_taken_slot(turns: list[Row], turn_no: int, text_print: str, session: Row) -> TurnResult:
     """A retried turn returns what was stored; a different text for a taken slot is a conflict."""
     existing = next((turn for turn in turns if turn["turn_no"] == turn_no), None)
     if existing is not None and existing["text_fingerprint"] == text_print:
@@ -171,19 +164,31 @@ def _replay_or_conflict(turns: list[Row], turn_no: int, text_print: str, session
     raise AssertionError("a taken slot always fails its state check")
 
 
+def _read_turn_context(
+    db: Database, caller: Caller, session_id: str
+) -> tuple[Row, list[Row], list[Row], Row]:
+    """The session (share-locked first), its turns, its rule and today's counts: one round trip."""
+    sessions, turns, rules, stats = db.run_as_user(
+        caller.claims,
+        repository.session(session_id, lock="share"),
+        repository.turns(session_id),
+        repository.rule_of_session(session_id),
+        repository.day_stats_of_session(session_id),
+    )
+    return _found_session(sessions, session_id), turns, rules, stats[0] if stats else {}
+
+
 def submit_turn(
-    db: Database, llm: LlmSettings, claims: Claims, session_id: str, text: str, *, turn_no: int
+    db: Database, llm: LlmSettings, caller: Caller, session_id: str, text: str, *, turn_no: int
 ) -> TurnResult:
     text_print = fingerprint(text)
-    with db.as_user(claims.raw) as tx:
-        session = _load_session(tx, session_id, lock="share")
-        turns = repository.get_turns(tx, session_id)
-        if any(turn["turn_no"] >= turn_no for turn in turns) or session["state"] == State.CLOSED:
-            return _replay_or_conflict(turns, turn_no, text_print, session)
-        check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
-        check(_view(session))
-        rule = _rule_context(_load_rule(tx, session["rule_id"]))
-        overrides_today, streak = repository.day_stats(tx, session["utc_offset_minutes"])
+    session, turns, rules, stats = _read_turn_context(db, caller, session_id)
+    if any(turn["turn_no"] >= turn_no for turn in turns) or session["state"] == State.CLOSED:
+        return _settle_taken_slot(turns, turn_no, text_print, session)
+    check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
+    check(_view(session))
+    rule = _rule_context(_found_rule(rules, session["rule_id"]))
+    overrides_today, streak = int(stats["override_count_today"]), int(stats["streak"])
     first = turns[0] if turns else None
     request = EvaluationInput(
         reason_text=text,
@@ -193,55 +198,60 @@ def submit_turn(
         override_count_today=overrides_today,
         appeal_of=(first["reason_text"], Verdict(first["ai_verdict"])) if first else None,
     )
-    persona = catalog().get(session["persona_key"])
-    # The LLM call happens outside any transaction: no row lock is held while it thinks.
+    persona = personas().get(session["persona_key"])
+    # The LLM call happens between the two transactions: no row lock is held while it thinks.
     outcome = evaluate(llm, persona, request)
-    verdict = outcome.evaluation.verdict
-    with db.as_user(claims.raw) as tx:
-        turn = repository.insert_turn(
-            tx,
-            {
-                "session_id": session_id,
-                "turn_no": turn_no,
-                "reason_text": text,
-                "reason_category": outcome.evaluation.category.value,
-                "ai_verdict": verdict.value,
-                "confidence": outcome.evaluation.confidence,
-                "persona_response": verdict_message(persona, verdict, rule),
-                "appeal_used": turn_no == 2,
-                "emergency": outcome.evaluation.emergency,
-                "recommended_action": RECOMMENDED_ACTION[verdict].value,
-                "delay_minutes": rule.delay_minutes if verdict is Verdict.DELAY else None,
-                "justification": outcome.evaluation.justification[:600],
-                "source": outcome.source.value,
-                "fallback_reason": outcome.fallback_reason,
-                "model": outcome.model,
-                "latency_ms": outcome.latency_ms,
-                "override_count_today": overrides_today,
-                "streak": streak,
-                "text_fingerprint": text_print,
-            },
-        )
-        if turn is None or not repository.advance_after_turn(
-            tx, session_id, turn_no, verdict.value, outcome.evaluation.emergency
-        ):
-            raise _Raced()
-        session = _load_session(tx, session_id)
+    decided, step = outcome.decision, outcome.step
+    output = decided.as_record()
+    turn_values = {
+        **output,
+        "session_id": session_id,
+        "turn_id": str(uuid.uuid4()),
+        "turn_no": turn_no,
+        "reason_text": text,
+        "appeal_used": turn_no == 2,
+        "source": step.source.value,
+        "fallback_reason": step.fallback_reason,
+        "model": step.model,
+        "latency_ms": step.latency_ms,
+        "override_count_today": overrides_today,
+        "streak": streak,
+        "text_fingerprint": text_print,
+    }
+    record = {
+        "engine_version": ENGINE_VERSION,
+        "config_version": persona_config().version,
+        "inputs": turn_inputs(request, persona.key),
+        "output": output,
+        "source": step.source.value,
+        "model": step.model,
+        "raw_reply": step.raw_reply,
+    }
+    (written,) = db.run_as_user(caller.claims, repository.record_turn(turn_values, record))
+    if not written:
+        raise _Raced()
+    turn = written[0]
+    verdict = decided.evaluation.verdict
     count(f"Verdict{verdict.value.title()}")
-    milliseconds("EvaluationLatency", outcome.latency_ms)
+    milliseconds("EvaluationLatency", step.latency_ms)
     logger.info(
         "turn evaluated",
         extra={
             "session_id": session_id,
             "turn_no": turn_no,
             "verdict": verdict.value,
-            "category": outcome.evaluation.category.value,
-            "source": outcome.source.value,
-            "fallback_reason": outcome.fallback_reason,
-            "latency_ms": outcome.latency_ms,
+            "category": decided.evaluation.category.value,
+            "source": step.source.value,
+            "fallback_reason": step.fallback_reason,
+            "latency_ms": step.latency_ms,
         },
     )
-    return _turn_result(turn, session)
+    advanced = {
+        "state": turn["session_state"],
+        "evaluation_turns": turn["session_evaluation_turns"],
+        "final_verdict": turn["session_final_verdict"],
+    }
+    return _turn_result(turn, advanced)
 
 
 class _Raced(Exception):
@@ -249,16 +259,14 @@ class _Raced(Exception):
 
 
 def submit_turn_settled(
-    db: Database, llm: LlmSettings, claims: Claims, session_id: str, text: str, *, turn_no: int
+    db: Database, llm: LlmSettings, caller: Caller, session_id: str, text: str, *, turn_no: int
 ) -> TurnResult:
     try:
-        return submit_turn(db, llm, claims, session_id, text, turn_no=turn_no)
+        return submit_turn(db, llm, caller, session_id, text, turn_no=turn_no)
     except _Raced:
-        # The transaction rolled back; the winner's row is committed, so re-reading settles it.
-        with db.as_user(claims.raw) as tx:
-            session = _load_session(tx, session_id, lock="share")
-            turns = repository.get_turns(tx, session_id)
-        return _replay_or_conflict(turns, turn_no, fingerprint(text), session)
+        # Nothing was written; the winner's row is committed, so re-reading settles it.
+        session, turns, _, _ = _read_turn_context(db, caller, session_id)
+        return _settle_taken_slot(turns, turn_no, fingerprint(text), session)
 
 
 def _decision_result(session: Row) -> DecisionResult:
@@ -317,32 +325,35 @@ def _completed_event(session: Row, turns: list[Row]) -> Row:
     }
 
 
-def decide(db: Database, claims: Claims, session_id: str, request: DecisionRequest) -> DecisionResult:
+def decide(db: Database, caller: Caller, session_id: str, request: DecisionRequest) -> DecisionResult:
     decision_print = fingerprint(request.model_dump(mode="json"))
-    with db.as_user(claims.raw) as tx:
+    with db.as_user(caller.claims) as tx:
         # FOR UPDATE queues concurrent decisions on the same session behind this one.
-        session = _load_session(tx, session_id, lock="update")
+        session = _found_session(tx.batch(repository.session(session_id, lock="update"))[0], session_id)
         if session["state"] == State.CLOSED and session["decision_fingerprint"] == decision_print:
             count("DecisionReplayed")
             return _decision_result(session)
         state_machine.check_decision(
             _view(session), request.user_decision, accepted_delay=request.accepted_delay
         )
-        closed = repository.close_session(
-            tx,
-            session_id,
-            {
-                "user_decision": request.user_decision.value,
-                "accepted_delay": request.accepted_delay,
-                "auto_dismissed": request.auto_dismissed,
-                "emergency_reason": request.emergency_reason,
-                "decision_fingerprint": decision_print,
-            },
+        closed_rows, turns = tx.batch(
+            repository.close_session(
+                session_id,
+                {
+                    "user_decision": request.user_decision.value,
+                    "accepted_delay": request.accepted_delay,
+                    "auto_dismissed": request.auto_dismissed,
+                    "emergency_reason": request.emergency_reason,
+                    "decision_fingerprint": decision_print,
+                },
+            ),
+            repository.record_decision_on_turns(session_id, request.user_decision.value),
         )
-        assert closed is not None, "the row is locked and open"
-        repository.record_decision_on_turns(tx, session_id, request.user_decision.value)
-        turns = repository.get_turns(tx, session_id)
-        repository.insert_event(tx, session_id, DIALOG_COMPLETED, _completed_event(closed, turns))
+        assert closed_rows, "the row is locked and open"
+        closed = closed_rows[0]
+        turns.sort(key=lambda turn: turn["turn_no"])
+        event = _completed_event(closed, turns)
+        repository.insert_event(tx, SUBJECT_SESSION, session_id, DIALOG_COMPLETED, event)
     count(f"Decision{request.user_decision.value.title()}")
     logger.info(
         "session closed",
@@ -356,14 +367,17 @@ def decide(db: Database, claims: Claims, session_id: str, request: DecisionReque
     return _decision_result(closed)
 
 
-def get_session(db: Database, claims: Claims, session_id: str) -> SessionOut:
-    with db.as_user(claims.raw) as tx:
-        session = _load_session(tx, session_id, lock="share")
-        turns = repository.get_turns(tx, session_id)
-        rule = repository.get_rule(tx, str(session["rule_id"])) if session["rule_id"] else None
+def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
+    sessions, turns, rules = db.run_as_user(
+        caller.claims,
+        repository.session(session_id, lock="share"),
+        repository.turns(session_id),
+        repository.rule_of_session(session_id),
+    )
+    session = _found_session(sessions, session_id)
     count("SessionResumed")
-    persona = catalog().get(session["persona_key"])
-    context = _rule_context(rule) if rule else RuleContext("", session["app_display_name"], "-", 0, 1)
+    persona = personas().get(session["persona_key"])
+    context = _rule_context(rules[0]) if rules else RuleContext("", session["app_display_name"], "-", 0, 1)
     return SessionOut(
         session_id=session["id"],
         state=State(session["state"]),

@@ -9,14 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from persona_rails.db import get_database
-from persona_rails.interception_personas import catalog
 from persona_rails.observability import logger, metrics, publishing_metrics
 from persona_rails.settings import cached_settings
+from weekly_summary.personas import insight_persona_config
 from weekly_summary.schemas import RunRequest
 from weekly_summary.service import run_weekly
 from weekly_summary.settings import WeeklySettings
 
-catalog()
+# Validated at init so a broken personas file fails the deploy's first cold start.
+insight_persona_config()
 
 
 @logger.inject_lambda_context(log_event=False)
@@ -29,7 +30,13 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         metrics.add_metric(name="InvalidEvent", unit="Count", value=1)
         logger.error("invalid weekly-summary event", extra={"problem": str(exc).splitlines()[0]})
         raise
-    report = run_weekly(get_database(), cached_settings(WeeklySettings), request, datetime.now(UTC))
+    report = run_weekly(
+        get_database(),
+        cached_settings(WeeklySettings),
+        request,
+        datetime.now(UTC),
+        personas=insight_persona_config().value,
+    )
     metrics.add_metric(name="SummariesWritten", unit="Count", value=report.processed)
     metrics.add_metric(name="UsersSkipped", unit="Count", value=report.skipped)
     return report.as_dict()

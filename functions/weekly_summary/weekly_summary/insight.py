@@ -7,22 +7,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from persona_rails.interception_personas import catalog
-from persona_rails.llm import LlmFault, complete_structured
-from persona_rails.observability import count
+from persona_rails.llm import LlmFault, run_step
 from persona_rails.settings import LlmSettings
-from weekly_summary.engine.summary import CATEGORY_LABELS, INSIGHT_LIMIT, SPEC_QUESTION, Insight
-
-_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["insight"],
-    # The 60-character limit is checked on our side: strict mode refuses maxLength.
-    "properties": {"insight": {"type": "string"}},
-}
+from weekly_summary.engine.summary import CATEGORY_LABELS, SPEC_QUESTION, Insight
+from weekly_summary.personas import INSIGHT_LIMIT, InsightPersona
 
 
-class _Reply(BaseModel):
+class InsightReply(BaseModel):
+    """The reply the LLM must give; its strict JSON schema is generated from this model."""
+
     model_config = ConfigDict(extra="forbid")
     insight: str = Field(min_length=1, max_length=INSIGHT_LIMIT)
 
@@ -43,9 +36,8 @@ def _facts(summary: dict[str, Any]) -> str:
     )
 
 
-def llm_insight(settings: LlmSettings, summary: dict[str, Any], fallback: Insight) -> Insight:
-    persona = catalog().get(fallback.persona_key)
-    messages = [
+def _messages(persona: InsightPersona, summary: dict[str, Any]) -> list[dict[str, str]]:
+    return [
         {
             "role": "system",
             "content": (
@@ -57,21 +49,26 @@ def llm_insight(settings: LlmSettings, summary: dict[str, Any], fallback: Insigh
         },
         {"role": "user", "content": _facts(summary)},
     ]
-    try:
-        reply = complete_structured(
-            settings,
-            messages,
-            schema=_Reply,
-            json_schema=_SCHEMA,
-            schema_name="weekly_insight",
-            max_tokens=120,
-        )
-    except LlmFault:
-        count("InsightFallback")
-        return fallback
-    text = reply.value.insight.strip()
+
+
+def _insight_from(reply: InsightReply, persona_key: str) -> Insight:
+    text = reply.insight.strip()
     if SPEC_QUESTION not in text:
         # The insight exists to answer the spec's question; one that does not is no insight.
-        count("InsightFallback")
-        return fallback
-    return Insight(text, fallback.persona_key, "llm")
+        raise LlmFault("off_spec", "the insight does not name the week's excuse type")
+    return Insight(text, persona_key, "llm")
+
+
+def llm_insight(
+    settings: LlmSettings, persona: InsightPersona, summary: dict[str, Any], fallback: Insight
+) -> Insight:
+    step = run_step(
+        settings,
+        name="weekly_insight",
+        messages=lambda: _messages(persona, summary),
+        reply_model=InsightReply,
+        from_reply=lambda reply: _insight_from(reply, fallback.persona_key),
+        offline=lambda: fallback,
+        max_tokens=120,
+    )
+    return step.answer

@@ -19,6 +19,7 @@ from weekly_summary import repository
 from weekly_summary.engine.summary import MalformedAggregate, build_summary
 from weekly_summary.engine.weeks import candidate_weeks, iso_week
 from weekly_summary.insight import llm_insight
+from weekly_summary.personas import InsightPersonas, insight_persona_config
 from weekly_summary.schemas import RunRequest
 from weekly_summary.settings import WeeklySettings
 
@@ -46,12 +47,16 @@ class RunReport:
 
 
 def _summaries(
-    settings: WeeklySettings, rows: list[dict[str, Any]], week: date, report: RunReport
+    settings: WeeklySettings,
+    personas: InsightPersonas,
+    rows: list[dict[str, Any]],
+    week: date,
+    report: RunReport,
 ) -> list[dict[str, Any]]:
     summaries = []
     for row in rows:
         try:
-            summary, insight = build_summary(row)
+            summary, insight = build_summary(row, personas)
         except MalformedAggregate as exc:
             report.skipped += 1
             # The id and the kind of problem only: never the user's text.
@@ -61,7 +66,7 @@ def _summaries(
             )
             continue
         if settings.llm_insights and settings.configured:
-            insight = llm_insight(settings, summary, insight)
+            insight = llm_insight(settings, personas.get(insight.persona_key), summary, insight)
         summary.update(
             insight=insight.text, insight_persona_key=insight.persona_key, insight_source=insight.source
         )
@@ -75,6 +80,7 @@ def _run_week(
     request: RunRequest,
     week: date,
     *,
+    personas: InsightPersonas,
     due_at: datetime | None,
     report: RunReport,
     progress: Progress | None,
@@ -99,7 +105,7 @@ def _run_week(
             user_ids = [str(row["user_id"]) for row in page]
             rows = repository.aggregates(tx, user_ids, week)
         try:
-            summaries = _summaries(settings, rows, week, report)
+            summaries = _summaries(settings, personas, rows, week, report)
             with db.as_service() as tx:
                 repository.upsert_summaries(tx, summaries)
         except Exception:
@@ -118,8 +124,12 @@ def run_weekly(
     request: RunRequest,
     now: datetime,
     progress: Progress | None = None,
+    *,
+    personas: InsightPersonas | None = None,
 ) -> RunReport:
-    """Summaries for the requested week (backfill), or for every user whose week just ended."""
+    """Summaries for the requested week (backfill), or for every user whose week just ended.
+    `personas` defaults to the function's own config file."""
+    personas = personas or insight_persona_config().value
     started = time.perf_counter()
     report = RunReport()
     backfill = request.week_start
@@ -128,7 +138,16 @@ def run_weekly(
     report.weeks = [iso_week(week) for week in weeks]
     try:
         for week in weeks:
-            _run_week(db, settings, request, week, due_at=due_at, report=report, progress=progress)
+            _run_week(
+                db,
+                settings,
+                request,
+                week,
+                personas=personas,
+                due_at=due_at,
+                report=report,
+                progress=progress,
+            )
     except Exception as exc:
         report.error = type(exc).__name__
         raise

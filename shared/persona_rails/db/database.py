@@ -47,30 +47,62 @@ def _as_db_error(exc: Exception) -> DbError:
 
 
 class Tx:
-    """One open transaction: every statement returns rows as dicts."""
+    """One transaction: every statement returns rows as dicts.
 
-    def __init__(self, connection: Any) -> None:
-        self._connection = connection
+    START TRANSACTION and the role set-up are not sent on their own: they travel with the first
+    statement (or batch), so a transaction costs one round trip per statement plus its COMMIT.
+    In AWS each round trip crosses the network to the pooler, and that is the latency.
+    """
 
-    def _run(self, sql: str, params: dict[str, Any]) -> Any:
+    def __init__(self, database: Database, setup: list[pipeline.Statement]) -> None:
+        self._database = database
+        self._pending = setup
+        self.connection: Any = None
+
+    @property
+    def started(self) -> bool:
+        return self.connection is not None
+
+    def _send(self, statements: list[pipeline.Statement]) -> list[Any]:
         import pg8000.exceptions
 
         try:
-            return pipeline.execute(self._connection, sql, params)
+            if self.connection is None:
+                self.connection, contexts = self._database._open(self._pending, statements)
+                return contexts
+            return pipeline.run(self.connection, statements)
         except pg8000.exceptions.DatabaseError as exc:
             raise _as_db_error(exc) from None
 
+    def batch(self, *statements: tuple[str, dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """Several statements in one round trip; each runs with its own snapshot, in order."""
+        contexts = self._send([_statement(sql, params) for sql, params in statements])
+        return [_as_dicts(context) for context in contexts]
+
     def rows(self, sql: str, **params: Any) -> list[dict[str, Any]]:
-        context = self._run(sql, params)
-        columns = [column["name"] for column in context.columns or ()]
-        return [dict(zip(columns, row, strict=True)) for row in context.rows or ()]
+        return self.batch((sql, params))[0]
 
     def one(self, sql: str, **params: Any) -> dict[str, Any] | None:
         found = self.rows(sql, **params)
         return found[0] if found else None
 
     def execute(self, sql: str, **params: Any) -> int:
-        return int(self._run(sql, params).row_count)
+        return int(self._send([_statement(sql, params)])[0].row_count)
+
+
+def _statement(sql: str, params: dict[str, Any]) -> pipeline.Statement:
+    # Without parameters the simple protocol runs it, which also takes scripts (migrations, seeds).
+    return pipeline.Statement(sql, params, simple=not params)
+
+
+def _as_dicts(context: Any) -> list[dict[str, Any]]:
+    columns = [column["name"] for column in context.columns or ()]
+    return [dict(zip(columns, row, strict=True)) for row in context.rows or ()]
+
+
+_BEGIN = pipeline.Statement("START TRANSACTION", simple=True)
+_COMMIT = pipeline.Statement("COMMIT", simple=True)
+_ROLE_SETUP = "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)"
 
 
 class Database:
@@ -83,35 +115,38 @@ class Database:
         self._kwargs = connect_kwargs(url, timeout)
         self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
 
-    def _checkout(self, setup_sql: str | None, params: dict[str, Any]) -> Any:
+    def _open(
+        self, setup: list[pipeline.Statement], statements: list[pipeline.Statement]
+    ) -> tuple[Any, list[Any]]:
+        """Check out a connection and send START TRANSACTION, the set-up and the first statements
+        together. An idle connection may have been closed by the pooler while the container
+        slept: nothing ran on it, so try the next one, then a fresh one."""
         import pg8000.exceptions
         import pg8000.native
 
-        # An idle connection may have been closed by the pooler while the container slept:
-        # try the next one, and open a fresh one when none is left.
+        batch = [_BEGIN, *setup, *statements]
         while True:
             try:
                 connection = self._idle.get_nowait()
             except queue.Empty:
                 connection = pg8000.native.Connection(**self._kwargs)
-                self._begin(connection, setup_sql, params)
-                return connection
+                return connection, self._first_batch(connection, batch, len(setup))
             try:
-                self._begin(connection, setup_sql, params)
-                return connection
+                return connection, self._first_batch(connection, batch, len(setup))
             except (pg8000.exceptions.InterfaceError, OSError):
                 _close_quietly(connection)
 
-    def _begin(self, connection: Any, setup_sql: str | None, params: dict[str, Any]) -> None:
+    def _first_batch(self, connection: Any, batch: list[pipeline.Statement], setup_count: int) -> list[Any]:
         import pg8000.exceptions
 
         try:
-            pipeline.begin(connection, setup_sql, params)
+            contexts = pipeline.run(connection, batch)
         except pg8000.exceptions.DatabaseError:
-            # The set-up failed inside the new transaction: end it and keep the connection.
+            # The transaction failed; end it and keep the connection for the next request.
             connection.run("ROLLBACK")
             self._checkin(connection)
             raise
+        return contexts[1 + setup_count :]
 
     def _checkin(self, connection: Any) -> None:
         if self._idle.qsize() < self.MAX_IDLE:
@@ -120,36 +155,31 @@ class Database:
             _close_quietly(connection)
 
     @contextmanager
-    def _unit_of_work(self, setup_sql: str | None = None, **params: Any) -> Iterator[Tx]:
+    def _unit_of_work(self, setup: list[pipeline.Statement]) -> Iterator[Tx]:
         import pg8000.exceptions
 
+        tx = Tx(self, setup)
         try:
-            connection = self._checkout(setup_sql, params)
-        except pg8000.exceptions.DatabaseError as exc:
-            raise _as_db_error(exc) from None
-        try:
-            yield Tx(connection)
-            connection.run("COMMIT")
+            yield tx
+            if tx.started:
+                tx.connection.run("COMMIT")
         except BaseException as exc:
-            try:
-                connection.run("ROLLBACK")
-            except (pg8000.exceptions.InterfaceError, OSError):
-                _close_quietly(connection)
-                connection = None
+            if tx.started:
+                try:
+                    tx.connection.run("ROLLBACK")
+                except (pg8000.exceptions.InterfaceError, OSError):
+                    _close_quietly(tx.connection)
+                    tx.connection = None
             if isinstance(exc, pg8000.exceptions.DatabaseError):
                 raise _as_db_error(exc) from None
             raise
         finally:
-            if connection is not None:
-                self._checkin(connection)
+            if tx.connection is not None:
+                self._checkin(tx.connection)
 
     def transaction(self, role: str, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
         """A transaction run as `role` with these JWT claims, set up as PostgREST does it."""
-        return self._unit_of_work(
-            "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)",
-            role=role,
-            claims=json.dumps(claims),
-        )
+        return self._unit_of_work([_role_setup(role, claims)])
 
     def as_user(self, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
         """Act for the JWT's user: their claims, auth.uid() and every RLS policy apply."""
@@ -160,7 +190,24 @@ class Database:
 
     def as_owner(self) -> AbstractContextManager[Tx]:
         """The connecting role itself: migrations, seeds and test set-up only."""
-        return self._unit_of_work()
+        return self._unit_of_work([])
+
+    def run_as_user(
+        self, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]
+    ) -> list[list[dict[str, Any]]]:
+        """A whole transaction in one round trip: START TRANSACTION, the set-up, the statements
+        and COMMIT sent together. For a unit of work whose statements do not depend on each
+        other's results; if any fails, the COMMIT turns into a rollback and its error is raised."""
+        import pg8000.exceptions
+
+        setup = [_role_setup(ROLE_FUNCTION, claims)]
+        work = [_statement(sql, params) for sql, params in statements]
+        try:
+            connection, contexts = self._open(setup, [*work, _COMMIT])
+        except pg8000.exceptions.DatabaseError as exc:
+            raise _as_db_error(exc) from None
+        self._checkin(connection)
+        return [_as_dicts(context) for context in contexts[: len(work)]]
 
     def close(self) -> None:
         while True:
@@ -168,6 +215,10 @@ class Database:
                 _close_quietly(self._idle.get_nowait())
             except queue.Empty:
                 return
+
+
+def _role_setup(role: str, claims: dict[str, Any]) -> pipeline.Statement:
+    return pipeline.Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
 
 
 def _close_quietly(connection: Any) -> None:

@@ -1,20 +1,76 @@
-"""One network round trip per statement on pg8000.
+"""Many statements, one network round trip, on pg8000.
 
 pg8000 runs a parameterized statement as Parse+Sync, Describe+Sync+Bind, then Execute+Sync:
-three round trips, most of a warm request's time. The extended-query protocol allows sending
-Parse, Describe, Bind, Execute and a single Sync together and reading every reply once; this
-module does that with pg8000's own message writers and reader. It uses unnamed statements only,
-so it stays safe behind Supabase's transaction pooler. Named-parameter parsing is cached.
+three round trips each. The protocol allows sending any number of statements at once and
+reading every reply afterwards. This module does that with pg8000's own message writers and
+reader: each statement is Parse, Describe, Bind, Execute and its own Sync (so each runs with a
+fresh snapshot and an error in one is reported by that one), simple-protocol statements such as
+START TRANSACTION and COMMIT ride along, and everything is flushed once. It uses unnamed
+statements only, so it stays safe behind Supabase's transaction pooler.
 
-These are pg8000 internals (pinned in pyproject.toml); every database test exercises them.
+These are pg8000 internals (pinned in pyproject.toml); `missing_internals()` lists what an
+upgrade took away, and a test fails with that list.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 _UNNAMED = b"\x00"
+
+# Everything this module touches that pg8000 does not document.
+REQUIRED_INTERNALS = (
+    "pg8000.native.to_statement",
+    "pg8000.converters.make_params",
+    "pg8000.core.Context",
+    "pg8000.core.SYNC_MSG",
+    "pg8000.core._flush",
+    "pg8000.core._write",
+    *(
+        f"pg8000.core.CoreConnection.{method}"
+        for method in (
+            "send_PARSE",
+            "send_DESCRIBE_STATEMENT",
+            "send_BIND",
+            "send_EXECUTE",
+            "send_QUERY",
+            "handle_messages",
+            "execute_simple",
+        )
+    ),
+)
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            target: Any = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for name in parts[split:]:
+            if not hasattr(target, name):
+                return False
+            target = getattr(target, name)
+        return True
+    return False
+
+
+def missing_internals() -> list[str]:
+    """The pg8000 names this module needs and cannot find (empty when all is well)."""
+    return [dotted for dotted in REQUIRED_INTERNALS if not _resolves(dotted)]
+
+
+@dataclass(frozen=True)
+class Statement:
+    sql: str
+    params: dict[str, Any] = field(default_factory=dict)
+    # The simple protocol: no parameters, and the only way to send START TRANSACTION with others.
+    simple: bool = False
 
 
 @lru_cache(maxsize=512)
@@ -25,48 +81,50 @@ def _compiled(sql: str) -> tuple[str, Any]:
     return statement, make_vals
 
 
-def _send_extended(connection: Any, sql: str, params: dict[str, Any]) -> Any:
+def _send(connection: Any, statement: Statement) -> Any:
     from pg8000.converters import make_params
-    from pg8000.core import Context
+    from pg8000.core import SYNC_MSG, Context, _write
 
-    statement, make_vals = _compiled(sql)
-    connection.send_PARSE(_UNNAMED, statement, ())
+    if statement.simple:
+        connection.send_QUERY(statement.sql)
+        return Context(statement.sql)
+    sql, make_vals = _compiled(statement.sql)
+    connection.send_PARSE(_UNNAMED, sql, ())
     connection.send_DESCRIBE_STATEMENT(_UNNAMED)
-    connection.send_BIND(_UNNAMED, make_params(connection.py_types, make_vals(params)))
+    connection.send_BIND(_UNNAMED, make_params(connection.py_types, make_vals(statement.params)))
     connection.send_EXECUTE()
-    return Context(statement)
-
-
-def _sync_and_read(connection: Any, context: Any) -> Any:
-    from pg8000.core import SYNC_MSG, _flush, _write
-
     _write(connection._sock, SYNC_MSG)
+    return Context(sql)
+
+
+def run(connection: Any, statements: Sequence[Statement]) -> list[Any]:
+    """Send every statement, flush once, read every reply: one round trip.
+
+    Returns pg8000's result context for each (rows, columns, row_count). Raises the first
+    statement's error after every reply is read, so the connection stays in step.
+    """
+    import pg8000.exceptions
+    from pg8000.core import _flush
+
+    contexts = [_send(connection, statement) for statement in statements]
     _flush(connection._sock)
-    connection.handle_messages(context)
-    return context
+    first_error: Exception | None = None
+    for context in contexts:
+        try:
+            connection.handle_messages(context)
+        except pg8000.exceptions.DatabaseError as exc:
+            first_error = first_error or exc
+        except pg8000.exceptions.InterfaceError:
+            # pg8000's word for "a statement after the failed one": the first error is the news.
+            if first_error is None:
+                raise
+    if first_error is not None:
+        raise first_error
+    return contexts
 
 
 def execute(connection: Any, sql: str, params: dict[str, Any]) -> Any:
-    """Run one statement and return pg8000's result context (rows, columns, row_count)."""
+    """Run one statement (a script of several when it has no parameters) in one round trip."""
     if not params:
         return connection.execute_simple(sql)
-    return _sync_and_read(connection, _send_extended(connection, sql, params))
-
-
-def begin(connection: Any, setup_sql: str | None, params: dict[str, Any]) -> None:
-    """START TRANSACTION and the session set-up statement, in a single round trip."""
-    from pg8000.core import Context, _flush
-
-    connection.send_QUERY("START TRANSACTION")
-    if setup_sql is None:
-        _flush(connection._sock)
-        connection.handle_messages(Context("START TRANSACTION"))
-        return
-    setup = _send_extended(connection, setup_sql, params)
-    from pg8000.core import SYNC_MSG, _write
-
-    _write(connection._sock, SYNC_MSG)
-    _flush(connection._sock)
-    # The simple query's replies end with its own ReadyForQuery, then the extended one's.
-    connection.handle_messages(Context("START TRANSACTION"))
-    connection.handle_messages(setup)
+    return run(connection, [Statement(sql, params)])[0]

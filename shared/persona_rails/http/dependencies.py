@@ -1,14 +1,21 @@
-"""`Annotated` dependencies for routes; tests swap them through `app.dependency_overrides`."""
+"""`Annotated` dependencies for routes; tests swap them through `app.dependency_overrides`.
+
+Identity: `UserOnly` for routes that accept a user's own token only; `UserOrService` for routes
+a backend may also call with a service-role token, naming the user in `?user_id=`. A route whose
+body carries `user_id` takes `Token` and calls `acting_for(token, body.user_id)` itself.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
+from uuid import UUID
 
-from fastapi import Depends, Header
+from fastapi import Depends, Header, Query
 
 from persona_rails.auth import AuthError, AuthNotConfiguredError, Claims, bearer_token, verify
 from persona_rails.db import Database, get_database
 from persona_rails.http.errors import ApiError
+from persona_rails.identity import Caller, resolve_caller
 from persona_rails.observability import logger
 from persona_rails.settings import AuthSettings, LlmSettings, cached_settings
 
@@ -30,8 +37,29 @@ def authenticate(authorization: str | None) -> Claims:
         raise ApiError(503, "auth_not_configured", str(exc)) from None
 
 
-async def current_user(authorization: Annotated[str | None, Header()] = None) -> Claims:
+async def current_token(authorization: Annotated[str | None, Header()] = None) -> Claims:
     return authenticate(authorization)
+
+
+Token = Annotated[Claims, Depends(current_token)]
+
+
+def acting_for(token: Claims, user_id: object | None) -> Caller:
+    """A user, or a service-role backend acting for the `user_id` the body names."""
+    return resolve_caller(token, user_id, allow_service=True)
+
+
+async def user_only(token: Token) -> Caller:
+    return resolve_caller(token, None, allow_service=False)
+
+
+async def user_or_service(
+    token: Token,
+    user_id: Annotated[
+        UUID | None, Query(description="The user a service-role caller acts for (service-role tokens only).")
+    ] = None,
+) -> Caller:
+    return resolve_caller(token, user_id, allow_service=True)
 
 
 async def database() -> Database:
@@ -42,11 +70,7 @@ async def llm_settings() -> LlmSettings:
     return cached_settings(LlmSettings)
 
 
-CurrentUser = Annotated[Claims, Depends(current_user)]
+UserOnly = Annotated[Caller, Depends(user_only)]
+UserOrService = Annotated[Caller, Depends(user_or_service)]
 DbDep = Annotated[Database, Depends(database)]
 LlmDep = Annotated[LlmSettings, Depends(llm_settings)]
-
-
-def require_same_user(claims: Claims, payload_user_id: object) -> None:
-    if str(payload_user_id) != claims.sub:
-        raise ApiError(403, "user_mismatch", "user_id does not match the token's subject", field="user_id")

@@ -1,5 +1,6 @@
 """Every failure leaves as a JSON body `{"error": {"code", "message", "field"?, "state"?}}`.
 
+This is the one place where domain errors (`persona_rails.errors`) become HTTP statuses.
 Validation errors name the field; conflicts name the state. Nothing unexpected is allowed to
 become a bare 500 without a JSON body and a logged error id.
 """
@@ -15,10 +16,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from persona_rails.errors import DomainError
 from persona_rails.observability import count, logger
+
+STATUS_OF_KIND = {"not_found": 404, "conflict": 409, "invalid": 422, "forbidden": 403, "unavailable": 503}
 
 
 class ApiError(Exception):
+    """An error that only exists at the HTTP edge (a missing token, a body that is not JSON)."""
+
     def __init__(
         self, status: int, code: str, message: str, *, field: str | None = None, state: str | None = None
     ) -> None:
@@ -30,16 +36,8 @@ class ApiError(Exception):
         self.state = state
 
 
-def not_found(code: str, message: str, *, field: str | None = None) -> ApiError:
-    return ApiError(404, code, message, field=field)
-
-
-def conflict(code: str, message: str, *, state: str | None = None) -> ApiError:
-    return ApiError(409, code, message, state=state)
-
-
-def unprocessable(code: str, message: str, *, field: str) -> ApiError:
-    return ApiError(422, code, message, field=field)
+def status_of(error: DomainError) -> int:
+    return STATUS_OF_KIND.get(error.kind, 400)
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -83,6 +81,11 @@ def install_error_handlers(app: FastAPI) -> None:
             content=error_body(exc.code, exc.message, field=exc.field, state=exc.state),
             headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None,
         )
+
+    @app.exception_handler(DomainError)
+    async def _domain_error(request: Request, exc: DomainError) -> JSONResponse:
+        as_api = ApiError(status_of(exc), exc.code, exc.message, field=exc.field, state=exc.state)
+        return await _api_error(request, as_api)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

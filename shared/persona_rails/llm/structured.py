@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from persona_rails.llm.schema import strict_json_schema
 from persona_rails.settings import LlmSettings
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -35,9 +36,11 @@ _RANGE_ERRORS = {
 
 
 class LlmFault(Exception):
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", *, raw: str | None = None) -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
+        # The reply that was refused, when there was one (kept for diagnosis, never logged).
+        self.raw = raw
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class LlmReply(Generic[ModelT]):
     value: ModelT
     model: str
     latency_ms: int
+    # The message content exactly as received: what a decision record keeps for replay.
+    raw: str
 
 
 @cache
@@ -81,10 +86,10 @@ def parse_reply(content: object, schema: type[ModelT]) -> ModelT:
     except ValidationError as exc:
         errors = exc.errors()
         if any(error["type"] == "json_invalid" for error in errors):
-            raise LlmFault("malformed", "not JSON") from exc
+            raise LlmFault("malformed", "not JSON", raw=content) from exc
         in_range = all(_is_range_error(error) for error in errors)
         kinds = ",".join(sorted({error["type"] for error in errors}))
-        raise LlmFault("out_of_range" if in_range else "malformed", kinds) from exc
+        raise LlmFault("out_of_range" if in_range else "malformed", kinds, raw=content) from exc
 
 
 def _is_range_error(error: Any) -> bool:
@@ -102,14 +107,16 @@ def complete_structured(
     messages: list[dict[str, str]],
     *,
     schema: type[ModelT],
-    json_schema: dict[str, Any],
     schema_name: str,
     max_tokens: int = 300,
 ) -> LlmReply[ModelT]:
+    """One call whose reply must validate against `schema`; the strict JSON schema sent to the
+    model is generated from it (`strict_json_schema`), never written a second time."""
     if settings.api_key is None or settings.model is None:
         raise LlmFault("not_configured")
     import openai
 
+    json_schema = strict_json_schema(schema)
     client = _client(settings.api_key, settings.base_url, settings.timeout_seconds)
     started = time.perf_counter()
     try:
@@ -137,7 +144,9 @@ def complete_structured(
         raise LlmFault("client_error", type(exc).__name__) from exc
     latency_ms = int((time.perf_counter() - started) * 1000)
     content, model = _first_message(completion)
-    return LlmReply(value=parse_reply(content, schema), model=model or settings.model, latency_ms=latency_ms)
+    value = parse_reply(content, schema)
+    assert isinstance(content, str)  # parse_reply accepts text only
+    return LlmReply(value=value, model=model or settings.model, latency_ms=latency_ms, raw=content)
 
 
 def _within_deadline(seconds: float, call: Callable[[], Any]) -> Any:

@@ -6,14 +6,14 @@ import pytest
 
 from intercept_session.engine.messages import challenge_message, verdict_message
 from intercept_session.engine.model import RuleContext, Verdict
-from persona_rails.interception_personas import (
-    LARGEST_FILLS,
-    MESSAGE_LIMIT,
-    PERSONAS_FILE,
-    TEMPLATES,
-    catalog,
-)
-from persona_rails.personas import PersonaCatalog, PersonaConfigError, UnknownPersonaError, fit
+from intercept_session.personas import LARGEST_FILLS, MESSAGE_LIMIT, PERSONAS_FILE, Personas, personas
+from persona_rails.config import ConfigError, load_artifact
+from persona_rails.personas import UnknownPersonaError
+from persona_rails.templates import fit
+
+
+def catalog():
+    return personas()
 
 # The spec's templates, character for character.
 SPEC_TEMPLATES = {
@@ -97,9 +97,7 @@ def _write(tmp_path, personas):
 
 
 def _load(path):
-    return PersonaCatalog.load(
-        path, templates=TEMPLATES, message_limit=MESSAGE_LIMIT, sample_values=LARGEST_FILLS
-    )
+    return load_artifact(path, Personas)
 
 
 def _valid():
@@ -121,19 +119,21 @@ def _valid():
 def test_a_broken_personas_file_fails_at_load_naming_the_problem(tmp_path, mutate, message):
     persona = _valid()
     mutate(persona)
-    with pytest.raises(PersonaConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         _load(_write(tmp_path, [persona]))
     assert message in str(error.value)
     assert str(tmp_path) in str(error.value)
+    # The JSON path of the broken persona, so a designer finds the line.
+    assert error.value.json_path.startswith("$.personas[0]")
 
 
 def test_duplicate_keys_are_rejected(tmp_path):
-    with pytest.raises(PersonaConfigError, match="duplicate"):
+    with pytest.raises(ConfigError, match="duplicate"):
         _load(_write(tmp_path, [_valid(), _valid()]))
 
 
 def test_a_file_that_is_not_json_is_rejected(tmp_path):
     path = tmp_path / "personas.json"
     path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(PersonaConfigError, match="not a personas document"):
+    with pytest.raises(ConfigError, match="not JSON"):
         _load(path)

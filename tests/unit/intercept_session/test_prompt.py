@@ -16,7 +16,7 @@ import pytest
 
 from intercept_session.engine.model import EvaluationInput, RuleContext, Trigger, Verdict
 from intercept_session.engine.prompt import build_messages, prompt_tokens
-from persona_rails.interception_personas import catalog
+from intercept_session.personas import personas as catalog
 from persona_rails.llm.tokens import count_tokens
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

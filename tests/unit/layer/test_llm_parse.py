@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from intercept_session.engine.model import Category, Verdict
-from intercept_session.evaluation import LlmVerdict
+from intercept_session.engine.turn import LlmVerdict
 from persona_rails.llm.structured import LlmFault, parse_reply
 
 VALID: dict[str, Any] = {

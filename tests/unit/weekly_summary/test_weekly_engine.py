@@ -6,8 +6,15 @@ import pytest
 
 from weekly_summary.engine.summary import MalformedAggregate, build_summary, top_category
 from weekly_summary.engine.weeks import candidate_weeks, is_due, iso_week, parse_week
+from weekly_summary.personas import insight_persona_config
 
 W47 = date(2026, 11, 16)
+PERSONAS = insight_persona_config().value
+
+
+def summarize(row):
+    """The engine reads no files: the function's personas are passed in, as the service does."""
+    return build_summary(row, PERSONAS)
 
 
 @pytest.mark.parametrize(
@@ -85,7 +92,7 @@ def aggregate(**overrides):
 
 
 def test_a_summary_has_every_figure():
-    summary, insight = build_summary(aggregate())
+    summary, insight = summarize(aggregate())
     assert summary["iso_week"] == "2026-W47"
     assert summary["category_counts"] == {
         "work": 3,
@@ -141,18 +148,18 @@ def test_persona_ties_go_to_the_persona_order():
         "humor-coach": {"sessions": 2, "closed": 2, "complied": 2},
         "rational-mentor": {"sessions": 2, "closed": 2, "complied": 0},
     }
-    assert build_summary(aggregate(persona_stats=stats))[1].persona_key == "rational-mentor"
+    assert summarize(aggregate(persona_stats=stats))[1].persona_key == "rational-mentor"
 
 
 def test_a_week_without_excuses_uses_the_quiet_insight():
-    summary, insight = build_summary(aggregate(category_counts={}, verdict_counts={}, evaluated_sessions=0))
+    summary, insight = summarize(aggregate(category_counts={}, verdict_counts={}, evaluated_sessions=0))
     assert summary["top_category"] is None
     assert summary["appeal_rate"] is None
     assert insight.text == "本周最常出现的借口类型：无！10次拦截一个借口都没有，厉害了！"
 
 
 def test_no_previous_week_means_no_deltas():
-    summary, _ = build_summary(
+    summary, _ = summarize(
         aggregate(
             previous_sessions=0,
             previous_overrides=0,
@@ -181,7 +188,7 @@ def test_insights_stay_within_60_characters_with_huge_numbers(persona):
         category_counts={"mental_break": 9999},
         persona_stats={persona: {"sessions": 9999, "closed": 9999, "complied": 9999}},
     )
-    assert len(build_summary(row)[1].text) <= 60
+    assert len(summarize(row)[1].text) <= 60
 
 
 @pytest.mark.parametrize(
@@ -198,7 +205,7 @@ def test_insights_stay_within_60_characters_with_huge_numbers(persona):
 )
 def test_malformed_aggregates_are_reported_not_crashed_on(broken):
     with pytest.raises(MalformedAggregate):
-        build_summary(aggregate(**broken))
+        summarize(aggregate(**broken))
 
 
 @pytest.mark.parametrize("persona", ["strict-father", "rational-mentor", "humor-coach"])
@@ -207,4 +214,4 @@ def test_every_persona_answers_the_specs_question(persona, counts):
     row = aggregate(
         persona_stats={persona: {"sessions": 10, "closed": 9, "complied": 5}}, category_counts=counts
     )
-    assert "本周最常出现的借口类型" in build_summary(row)[1].text
+    assert "本周最常出现的借口类型" in summarize(row)[1].text

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from intercept_session.engine.model import RecommendedAction, RuleContext, Verdict
-from persona_rails.interception_personas import MESSAGE_LIMIT
-from persona_rails.personas import Persona, fit
+from intercept_session.personas import MESSAGE_LIMIT, Persona
+from persona_rails.templates import fit
 
 # Free text may be shortened to fit; numbers never are.
 _SHRINKABLE = ("app_display_name", "next_action")

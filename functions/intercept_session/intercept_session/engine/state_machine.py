@@ -12,17 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from intercept_session.engine.model import Decision, State, Verdict
+from persona_rails.errors import Conflict
 
 MAX_EVALUATION_TURNS = 2
 
 
-class TransitionError(Exception):
-    """The move is not allowed in the session's state (HTTP 409); `code` names the conflict."""
+class TransitionError(Conflict):
+    """The move is not allowed in the session's state; `code` names the conflict."""
 
     def __init__(self, code: str, message: str, state: State) -> None:
-        super().__init__(message)
-        self.code = code
-        self.state = state
+        super().__init__(code, message, state=state.value)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from persona_rails.interception_personas import PERSONA_ORDER, catalog
-from persona_rails.personas import fit
+from persona_rails.templates import fit
 from weekly_summary.engine.weeks import iso_week
+from weekly_summary.personas import INSIGHT_LIMIT, PERSONA_ORDER, InsightPersonas
 
 # The spec's order; on a tie the earlier category is the week's top one.
 CATEGORIES = ("work", "study", "mental_break", "emergency", "other")
@@ -20,7 +20,6 @@ CATEGORY_LABELS = {
     "emergency": "紧急情况",
     "other": "其他",
 }
-INSIGHT_LIMIT = 60
 # The spec's weekly question; every insight answers it in so many words.
 SPEC_QUESTION = "本周最常出现的借口类型"
 
@@ -63,9 +62,15 @@ def most_used_persona(persona_stats: dict[str, Any]) -> str:
 
 
 def template_insight(
-    persona_key: str, top: str | None, counts: dict[str, int], row: dict[str, Any], compliance: float | None
+    personas: InsightPersonas,
+    persona_key: str,
+    top: str | None,
+    counts: dict[str, int],
+    row: dict[str, Any],
+    *,
+    compliance: float | None,
 ) -> Insight:
-    persona = catalog().get(persona_key)
+    persona = personas.get(persona_key)
     fills = {
         "top_category": CATEGORY_LABELS[top] if top else "",
         "top_count": counts[top] if top else 0,
@@ -77,14 +82,14 @@ def template_insight(
     return Insight(fit(template, fills, INSIGHT_LIMIT), persona_key, "template")
 
 
-def build_summary(row: dict[str, Any]) -> tuple[dict[str, Any], Insight]:
+def build_summary(row: dict[str, Any], personas: InsightPersonas) -> tuple[dict[str, Any], Insight]:
     """The summary columns for one (user, week) aggregate, plus the template insight."""
     try:
         counts = _counts(row["category_counts"], CATEGORIES, "category")
         previous_counts = _counts(row["previous_category_counts"], CATEGORIES, "category")
         verdicts = _counts(row["verdict_counts"], VERDICTS, "verdict")
         persona_key = most_used_persona(row["persona_stats"])
-        personas = {
+        persona_rates = {
             key: {
                 "sessions": int(stats["sessions"]),
                 "closed": int(stats["closed"]),
@@ -128,9 +133,9 @@ def build_summary(row: dict[str, Any]) -> tuple[dict[str, Any], Insight]:
         "appeals": row["appeals"],
         "appeal_rate": _rate(row["appeals"], row["evaluated_sessions"]),
         "compliance_rate": compliance,
-        "persona_compliance": personas,
+        "persona_compliance": persona_rates,
         "response_latency_p50_ms": row["response_latency_p50_ms"],
         "response_latency_p90_ms": row["response_latency_p90_ms"],
         "trend": trend,
     }
-    return summary, template_insight(persona_key, top, counts, row, compliance)
+    return summary, template_insight(personas, persona_key, top, counts, row, compliance=compliance)

@@ -1,0 +1,73 @@
+"""The OpenAPI document of a function, telling the truth about what its routes answer.
+
+Routes declare the error statuses they really return with `responses=errors(...)`; every error
+has the one JSON shape `{"error": {...}}`; the bearer JWT (a user's Supabase token, or a
+service-role token where the route allows it) is the security scheme, not a header parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, Field
+
+SECURITY_SCHEME = "supabaseJwt"
+_DESCRIPTIONS = {
+    400: "The body is not JSON, or is missing",
+    401: "Missing, malformed, badly signed or expired token",
+    403: "The token may not act for this user, or this kind of caller may not use this route",
+    404: "Unknown, or another user's (they look the same)",
+    409: "The thing's current state does not allow this; `state` names it",
+    413: "The body is too large",
+    422: "A field is invalid; `field` names it",
+    503: "A dependency is not configured or not reachable",
+}
+
+
+class FieldProblem(BaseModel):
+    field: str
+    message: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Machine-readable, e.g. session_not_found, appeal_limit_reached")
+    message: str
+    field: str | None = Field(default=None, description="The field at fault (400/403/404/422)")
+    state: str | None = Field(default=None, description="The state that refused the request (409)")
+    fields: list[FieldProblem] | None = Field(default=None, description="Every invalid field (422)")
+    error_id: str | None = Field(default=None, description="Quote it when reporting a 500")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The `responses=` of a route: each status it can answer with, all in the error shape."""
+    return {status: {"model": ErrorBody, "description": _DESCRIPTIONS[status]} for status in statuses}
+
+
+def document(app: FastAPI, *, version: str = "1.0.0", description: str | None = None) -> dict[str, Any]:
+    spec = get_openapi(title=app.title, version=version, description=description, routes=app.routes)
+    spec.setdefault("components", {})["securitySchemes"] = {
+        SECURITY_SCHEME: {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "JWT",
+            "description": "A user's Supabase JWT, or a service-role JWT naming the user_id it acts for",
+        }
+    }
+    spec["security"] = [{SECURITY_SCHEME: []}]
+    for path in spec.get("paths", {}).values():
+        for operation in path.values():
+            # The token is the security scheme; as a header parameter it would be documented twice.
+            operation["parameters"] = [
+                parameter
+                for parameter in operation.get("parameters", [])
+                if not (parameter["in"] == "header" and parameter["name"].lower() == "authorization")
+            ]
+            if not operation["parameters"]:
+                del operation["parameters"]
+    return spec
