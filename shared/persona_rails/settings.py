@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from persona_rails import env
+
+if TYPE_CHECKING:
+    from persona_rails.signed_state import StateSigner
 
 
 class _Base(BaseModel):
@@ -58,3 +61,12 @@ SettingsT = TypeVar("SettingsT", bound=_Base)
 @cache
 def cached_settings(settings_class: type[SettingsT]) -> SettingsT:
     return settings_class.from_env()
+
+
+class StateSettings(_Base):
+    state_keys: str | None = Field(default=None, validation_alias=env.STATE_KEYS)
+
+    def signer(self) -> StateSigner:
+        from persona_rails.signed_state import StateSigner, parse_keys
+
+        return StateSigner(parse_keys(self.state_keys or ""))

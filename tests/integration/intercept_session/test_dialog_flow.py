@@ -143,7 +143,10 @@ def test_decision_closes_the_session_and_emits_the_completed_event(api, alice, d
     assert reply.body["accepted_delay"] is True
     assert reply.body["final_verdict"] == "delay"
     with db.as_owner() as tx:
-        event = tx.one("SELECT * FROM public.analytics_events WHERE subject_type = 'intercept_session' AND subject_id = CAST(:s AS uuid)", s=sid)
+        event = tx.one(
+            "SELECT * FROM public.analytics_events WHERE subject_type = 'intercept_session' AND subject_id = CAST(:s AS uuid)",
+            s=sid,
+        )
     assert event["name"] == "interception.dialog_completed"
     props = event["properties"]
     assert props["user_decision"] == "comply"
@@ -225,7 +228,8 @@ def test_emergency_from_every_open_state_bypasses_and_records_the_reason(
     with db.as_owner() as tx:
         session = tx.one("SELECT * FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)
         event = tx.one(
-            "SELECT properties FROM public.analytics_events WHERE subject_type = 'intercept_session' AND subject_id = CAST(:s AS uuid)", s=sid
+            "SELECT properties FROM public.analytics_events WHERE subject_type = 'intercept_session' AND subject_id = CAST(:s AS uuid)",
+            s=sid,
         )
     assert session["emergency_reason"] == stored
     assert event["properties"]["user_decision"] == "emergency"

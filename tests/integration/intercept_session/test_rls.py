@@ -85,66 +85,6 @@ def test_updates_to_foreign_rows_touch_nothing(db, users, alice_with_history):
         assert tx.execute("DELETE FROM public.rules WHERE user_id = CAST(:u AS uuid)", u=alice.id) == 0
 
 
-def test_every_public_table_has_rls_and_policies(db):
-    with db.as_owner() as tx:
-        tables = tx.rows(
-            """
-            SELECT c.relname, c.relrowsecurity,
-                   (SELECT count(*) FROM pg_policies p WHERE p.schemaname = 'public' AND p.tablename = c.relname) AS policies
-            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = 'public' AND c.relkind = 'r'
-            """
-        )
-    assert {t["relname"] for t in tables} >= set(TABLES)
-    for table in tables:
-        assert table["relrowsecurity"], table["relname"]
-        assert table["policies"] > 0, table["relname"]
-
-
-def test_policies_call_auth_uid_once_per_statement(db):
-    """Splinter's auth_rls_initplan lint: `(select auth.uid())`, never a bare per-row auth.uid()."""
-    with db.as_owner() as tx:
-        policies = tx.rows("SELECT policyname, qual, with_check FROM pg_policies WHERE schemaname = 'public'")
-    for policy in policies:
-        for expression in (policy["qual"], policy["with_check"]):
-            if expression and "auth.uid()" in expression:
-                assert expression.count("auth.uid()") == expression.count("SELECT auth.uid()"), policy[
-                    "policyname"
-                ]
-
-
-def test_functions_pin_their_search_path(db):
-    """Splinter's function_search_path_mutable lint."""
-    with db.as_owner() as tx:
-        functions = tx.rows(
-            """
-            SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname IN ('public', 'auth')
-            """
-        )
-    assert functions
-    for function in functions:
-        assert any(setting.startswith("search_path=") for setting in function["proconfig"] or []), function[
-            "proname"
-        ]
-
-
-def test_policy_columns_are_indexed(db):
-    """Splinter's unindexed-policy-column advice: every user_id has an index leading with it."""
-    with db.as_owner() as tx:
-        unindexed = tx.rows(
-            """
-            SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = 'public' AND c.relkind = 'r'
-              AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'user_id')
-              AND NOT EXISTS (
-                SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-                WHERE i.indrelid = c.oid AND a.attname = 'user_id')
-            """
-        )
-    assert unindexed == []
-
-
 def test_a_failed_role_switch_leaves_the_pool_usable(db, users):
     with pytest.raises(Exception, match="role"), db.transaction("no_such_role", {"role": "x"}) as tx:
         tx.rows("SELECT 1")
@@ -179,12 +119,3 @@ def test_the_app_cannot_rewrite_its_own_history(db, alice_with_history, statemen
         ]
         assert overrides == 1
         assert len(tx.rows("SELECT * FROM public.intercept_turns")) == 1
-
-
-def test_only_the_functions_can_act_as_the_writer_role(db):
-    with db.as_owner() as tx:
-        row = tx.one(
-            "SELECT pg_has_role('authenticator', 'persona_rails_function', 'MEMBER') AS api,"
-            " pg_has_role('persona_rails_function', 'authenticated', 'USAGE') AS reads_like_a_user"
-        )
-    assert row == {"api": False, "reads_like_a_user": True}

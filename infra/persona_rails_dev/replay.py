@@ -1,0 +1,67 @@
+"""`rails replay FUNCTION ID...`: recompute stored decisions with no network, print `identical` or a diff.
+
+The replay runs in a child interpreter that sees only the function's CodeUri and the layer, as
+Lambda does, with every LLM variable removed: a decision the LLM made is recomputed from its
+recorded reply, never by asking again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from persona_rails_dev.template import Function
+
+_LLM_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL")
+
+_REPLAY = """
+import importlib, sys
+from persona_rails.db import Database
+from persona_rails.decisions import REPLAY_MODULE, diff, load_record
+
+url, package, function_name, *ids = sys.argv[1:]
+database = Database(url)
+with database.as_owner() as tx:
+    if ids == ["--all"]:
+        ids = [str(row["id"]) for row in tx.rows(
+            "SELECT id FROM public.decision_records WHERE function_name = :f ORDER BY created_at, id",
+            f=function_name)]
+    records = [(record_id, load_record(tx, record_id)) for record_id in ids]
+entry = importlib.import_module(f"{package}.{REPLAY_MODULE}")
+status = 0
+for record_id, record in records:
+    if record is None:
+        print(f"{record_id}: no such decision record")
+        status = 2
+        continue
+    if record.function_name != function_name:
+        print(f"{record_id}: decided by {record.function_name}, not {function_name}")
+        status = 2
+        continue
+    lines = diff(record.output, entry.replay(record))
+    if lines:
+        status = max(status, 1)
+        versions = f"engine {record.engine_version}, config {record.config_version}"
+        print(f"{record_id}: differs ({record.source}, {versions})")
+        print("\\n".join(lines))
+    else:
+        print(f"{record_id}: identical")
+print(f"replayed {len(records)} decision(s)")
+sys.exit(status)
+"""
+
+
+def replay(function: Function, database_url: str, record_ids: list[str]) -> int:
+    """Exit status: 0 all identical, 1 some differ, 2 some not found or not this function's."""
+    site = [path for path in sys.path if path.endswith("site-packages")]
+    env = {name: value for name, value in os.environ.items() if name not in {"PYTHONPATH", *_LLM_VARIABLES}}
+    env["PYTHONPATH"] = os.pathsep.join([str(function.code_uri), *map(str, function.layer_paths), *site])
+    package = function.module.split(".")[0]
+    completed = subprocess.run(  # noqa: S603 - our own interpreter on our own code
+        [sys.executable, "-S", "-c", _REPLAY, database_url, package, function.logical_id, *record_ids],
+        env=env,
+        cwd="/",
+        check=False,
+    )
+    return completed.returncode
