@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint typecheck unit bench clean
+.PHONY: dev test lint typecheck unit openapi bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ typecheck: $(BIN)/.installed
 
 unit: $(BIN)/.installed
 	$(BIN)/pytest tests/unit
+
+# Regenerate docs/openapi/<function>.json after changing a route (the tests fail while one is stale).
+openapi: $(BIN)/.installed
+	$(BIN)/rails openapi
 
 $(BIN)/.bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

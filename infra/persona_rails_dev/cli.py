@@ -1,12 +1,14 @@
 """`rails`: the local stack for Persona Rails, driven by template.yaml.
 
-rails serve [--port 3000] [--demo]   every HTTP function on one port (embedded Postgres by default)
-rails invoke FUNCTION -e EVENT.json  one function, one event, as `sam local invoke` would
+rails serve [--port 3000] [--demo]   every HTTP function on one port, each in its own processes
+rails invoke FUNCTION -e EVENT.json  one function, one event, in its own process, as `sam local invoke`
 rails token [--sub UUID]             a development JWT for the local stack
 rails db [--seed] [--stop]           start the embedded Postgres and apply migrations (or stop it)
-rails demo [--url URL] [--dialogs N] run dialogs against a running local API
-rails weekly [--week 2026-W47]       run WeeklySummaryFunction's job with a progress bar
-rails summaries [--sub UUID]         read a user's weekly summaries as that user (RLS applies)
+rails replay FUNCTION ID... | --all  recompute stored decisions with no network: identical, or a diff
+rails openapi [--check]              write (or check) docs/openapi/<function>.json
+
+Functions add their own commands through hooks (persona_rails_dev/hooks/<function>.py), e.g.
+`rails demo`, `rails weekly`, `rails summaries`.
 """
 
 from __future__ import annotations
@@ -15,24 +17,50 @@ import argparse
 import json
 import os
 import sys
-import uuid
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from persona_rails_dev import local_env
-from persona_rails_dev.template import functions
+from persona_rails_dev.arguments import user_id, uuid_argument
+from persona_rails_dev.hooks import hook_for
+from persona_rails_dev.template import Function, functions
+
+_QUIET = {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
+
+
+def _env_vars_file(path: str | None) -> dict[str, dict[str, str]]:
+    """SAM's --env-vars format: {"FunctionLogicalId": {...}, "Parameters": {...}} (all functions)."""
+    if not path:
+        return {}
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(document, dict) or not all(isinstance(v, dict) for v in document.values()):
+        raise SystemExit(f'{path}: expected {{"FunctionName": {{"VAR": "value"}}, "Parameters": {{...}}}}')
+    return {name: {k: str(v) for k, v in values.items()} for name, values in document.items()}
+
+
+def _overrides(function: Function, args: argparse.Namespace) -> dict[str, str]:
+    overrides = {} if getattr(args, "verbose", True) else dict(_QUIET)
+    env_vars = _env_vars_file(getattr(args, "env_vars", None))
+    return {**overrides, **env_vars.get("Parameters", {}), **env_vars.get(function.logical_id, {})}
+
+
+def _unknown_function(name: str, declared: dict[str, Function]) -> int:
+    print(f"unknown function {name}; template.yaml declares: {', '.join(declared)}", file=sys.stderr)
+    return 2
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if not args.verbose:
-        # Keep the terminal readable: JSON logs at WARNING, no EMF lines. --verbose shows both.
-        os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-    local_env.prepare(seed=True)
-    from persona_rails_dev.server import make_server, mount, serve_in_background
+    from persona_rails_dev.server import make_server, serve_in_background, worker_api
+    from persona_rails_dev.template import http_api_cors
+    from persona_rails_dev.workers import FunctionPool, WorkerError
 
-    mounted = mount(functions().values())
+    local_env.prepare(seed=True)
+    api, pools = worker_api(
+        functions().values(), lambda function: _overrides(function, args), args.instances, http_api_cors()
+    )
     try:
-        server = make_server(mounted, args.host, args.port)
+        server = make_server(api, args.host, args.port)
     except OSError as exc:
         print(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror}. "
@@ -40,45 +68,64 @@ def _serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+
+    def warm(pool: FunctionPool) -> str:
+        started = time.monotonic()
+        try:
+            pool.warm()
+        except WorkerError as exc:
+            trace = "".join(exc.detail.get("stackTrace", []))
+            return f"  {pool.function.logical_id}: FAILED to initialise (its routes answer 500)\n{trace}"
+        return f"  {pool.function.logical_id}: ready in {time.monotonic() - started:.1f} s"
+
+    with ThreadPoolExecutor(max_workers=max(1, len(pools))) as executor:
+        for line in executor.map(warm, pools):
+            print(line)
     base_url = f"http://{args.host}:{server.server_port}"
     print(f"Persona Rails local API on {base_url}")
-    for entry in mounted:
+    for entry in api.mounted:
         print(f"  {entry.route.method:5} {entry.route.path:45} -> {entry.function.logical_id}")
+    print(f"  {'GET':5} {'/openapi/<function>.json':45} -> each function's OpenAPI document")
     thread = serve_in_background(server)
-    if args.demo:
-        from persona_rails_dev.demo import run_demo
-
-        run_demo(base_url)
-        print(f"\nDialog completed end to end. Still serving on {base_url} (Ctrl-C to stop).")
-        print(f"Mint a token with: rails token   (user {local_env.DEV_USER_ID})")
-    if args.exit_after_demo:
-        server.shutdown()
-        return 0
     try:
-        thread.join()
+        if args.demo:
+            for pool in pools:
+                hook = hook_for(pool.function)
+                if hook is not None and hasattr(hook, "demo"):
+                    hook.demo(base_url)
+            print(f"\nDialog completed end to end. Still serving on {base_url} (Ctrl-C to stop).")
+            print(f"Mint a token with: rails token   (user {local_env.DEV_USER_ID})")
+        if not args.exit_after_demo:
+            thread.join()
     except KeyboardInterrupt:
+        pass
+    finally:
         server.shutdown()
+        for pool in pools:
+            pool.close()
     return 0
 
 
 def _invoke(args: argparse.Namespace) -> int:
-    from persona_rails_dev.lambda_runtime import LambdaContext, apply_environment, load_handler
+    from persona_rails_dev.workers import Worker, WorkerError, lambda_environment
 
     declared = functions()
     if args.function not in declared:
-        print(
-            f"unknown function {args.function}; template.yaml declares: {', '.join(declared)}",
-            file=sys.stderr,
-        )
-        return 2
-    # Before anything imports the layer: its logger reads the function's service name once.
-    apply_environment(declared[args.function])
+        return _unknown_function(args.function, declared)
+    function = declared[args.function]
     local_env.prepare(seed=True)
     event = json.loads(Path(args.event).read_text(encoding="utf-8"))
     if args.fresh_token and "headers" in event:
         event["headers"]["authorization"] = f"Bearer {local_env.mint_token(args.sub)}"
-    handler = load_handler(declared[args.function])
-    result = handler(event, LambdaContext(args.function))
+    try:
+        worker = Worker(function, lambda_environment(function, overrides=_overrides(function, args)))
+        try:
+            result = worker.request({"kind": "invoke", "event": event}, float(function.timeout_seconds))
+        finally:
+            worker.stop()
+    except WorkerError as exc:
+        print(json.dumps(exc.detail or {"errorMessage": str(exc)}, ensure_ascii=False, indent=2))
+        return 1
     print(json.dumps(result, ensure_ascii=False, indent=2))
     return 0
 
@@ -101,45 +148,33 @@ def _db(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from persona_rails_dev.demo import run_demo, run_varied_dialogs
+def _replay(args: argparse.Namespace) -> int:
+    from persona_rails_dev.replay import replay
 
-    if args.dialogs > 1:
-        run_varied_dialogs(args.url, args.dialogs)
-    else:
-        run_demo(args.url)
+    declared = functions()
+    if args.function not in declared:
+        return _unknown_function(args.function, declared)
+    if bool(args.ids) == args.all:
+        print("name decision record ids, or --all", file=sys.stderr)
+        return 2
+    url = local_env.prepare(seed=False)
+    return replay(declared[args.function], url, ["--all"] if args.all else args.ids)
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    from persona_rails_dev import openapi_docs
+
+    if args.check:
+        outdated = openapi_docs.stale()
+        for name in outdated:
+            print(f"stale: {name} (run: rails openapi)", file=sys.stderr)
+        return 1 if outdated else 0
+    for path in openapi_docs.write_all():
+        print(path)
     return 0
 
 
-def _weekly(args: argparse.Namespace) -> int:
-    from persona_rails_dev.lambda_runtime import apply_environment
-    from persona_rails_dev.weekly import FUNCTION, run_weekly_locally
-
-    apply_environment(functions()[FUNCTION])  # before the layer's logger reads its service name
-    local_env.prepare(seed=True)
-
-    report = run_weekly_locally(week=args.week, user_id=args.user, now=args.now)
-    print(json.dumps(report, ensure_ascii=False, indent=2))
-    return 0
-
-
-def _summaries(args: argparse.Namespace) -> int:
-    local_env.prepare(seed=True)
-    from persona_rails_dev.weekly import read_summaries
-
-    for row in read_summaries(args.sub):
-        print(json.dumps(row, ensure_ascii=False, indent=2, default=str))
-    return 0
-
-
-def _user_id(text: str) -> str:
-    try:
-        return str(uuid.UUID(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a user id (UUID)") from None
-
-
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rails", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -148,8 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="serve every HTTP function on one local port")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "3000")))
-    serve.add_argument("--demo", action="store_true", help="run a complete dialog once the API is up")
+    serve.add_argument("--demo", action="store_true", help="run each function's demo once the API is up")
     serve.add_argument("--verbose", action="store_true", help="print JSON logs and EMF metrics")
+    serve.add_argument("--instances", type=int, default=4, help="warm worker processes per function, at most")
+    serve.add_argument("--env-vars", help="JSON file of variables per function, as for sam local")
     serve.add_argument("--exit-after-demo", action="store_true", help=argparse.SUPPRESS)
     serve.set_defaults(run=_serve)
 
@@ -157,11 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     invoke.add_argument("function", help="logical id in template.yaml, e.g. InterceptSessionFunction")
     invoke.add_argument("-e", "--event", required=True, help="API Gateway v2 or scheduled event JSON")
     invoke.add_argument("--fresh-token", action="store_true", help="replace the event's bearer token")
-    invoke.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID, help="user for --fresh-token")
-    invoke.set_defaults(run=_invoke)
+    invoke.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID, help="user for --fresh-token")
+    invoke.add_argument("--env-vars", help="JSON file of variables per function, as for sam local")
+    invoke.set_defaults(run=_invoke, verbose=True)
 
     token = commands.add_parser("token", help="mint a development JWT (HS256, local secret)")
-    token.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID)
+    token.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID)
     token.add_argument("--ttl", type=int, default=3600, help="seconds")
     token.add_argument("--create-user", action="store_true", help="also create the auth.users row")
     token.set_defaults(run=_token)
@@ -171,24 +209,27 @@ def main(argv: list[str] | None = None) -> int:
     db.add_argument("--stop", action="store_true", help="stop the embedded PostgreSQL (its data stays)")
     db.set_defaults(run=_db)
 
-    demo = commands.add_parser("demo", help="run a dialog against a running local API")
-    demo.add_argument("--url", default="http://127.0.0.1:3000")
-    demo.add_argument(
-        "--dialogs", type=int, default=1, help="run N varied dialogs (reasons, personas, choices)"
+    replay = commands.add_parser("replay", help="recompute stored decisions with no network")
+    replay.add_argument("function", help="logical id in template.yaml")
+    replay.add_argument(
+        "ids", nargs="*", type=uuid_argument("decision record id"), help="decision record ids"
     )
-    demo.set_defaults(run=_demo)
+    replay.add_argument("--all", action="store_true", help="every stored decision of the function")
+    replay.set_defaults(run=_replay)
 
-    weekly = commands.add_parser("weekly", help="run the weekly summary job against the local database")
-    weekly.add_argument("--week", help="backfill this ISO week (2026-W47) or the week of a date")
-    weekly.add_argument("--user", type=_user_id, help="only this user id")
-    weekly.add_argument("--now", help="scheduled mode: pretend the scheduler ticked at this ISO time")
-    weekly.set_defaults(run=_weekly)
+    openapi = commands.add_parser("openapi", help="write docs/openapi/<function>.json from each app")
+    openapi.add_argument("--check", action="store_true", help="exit 1 if a committed document is stale")
+    openapi.set_defaults(run=_openapi)
 
-    summaries = commands.add_parser("summaries", help="print a user's weekly summaries, read under RLS")
-    summaries.add_argument("--sub", type=_user_id, default=local_env.DEV_USER_ID)
-    summaries.set_defaults(run=_summaries)
+    for function in functions().values():
+        hook = hook_for(function)
+        if hook is not None and hasattr(hook, "register"):
+            hook.register(commands, function)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return int(args.run(args))
 
 

@@ -1,7 +1,9 @@
-"""Load a handler the way Lambda does, and give it a Lambda context.
+"""Load a handler into this process the way Lambda does, for tests and benchmarks.
 
 Lambda puts the function's code (CodeUri) and each layer's content on sys.path; nothing is
 installed as a package. We do the same, so an import that would fail in Lambda fails here.
+`rails serve` and `rails invoke` go further and give each function a process of its own
+(workers.py); the test suite loads handlers here so it can watch logs and swap settings.
 """
 
 from __future__ import annotations
@@ -9,12 +11,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from persona_rails_dev.template import Function, literal_environment
+from persona_rails_dev.worker_main import LambdaContext
+
+__all__ = ["Handler", "LambdaContext", "apply_environment", "load_handler", "put_on_path"]
 
 Handler = Callable[[dict[str, Any], Any], Any]
 
@@ -37,19 +40,3 @@ def load_handler(function: Function) -> Handler:
     module = importlib.import_module(function.module)
     handler: Handler = getattr(module, function.attribute)
     return handler
-
-
-@dataclass
-class LambdaContext:
-    function_name: str
-    memory_limit_in_mb: int = 512
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    log_group_name: str = "/aws/lambda/local"
-    log_stream_name: str = "local"
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:local:000000000000:function:{self.function_name}"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 10_000

@@ -1,17 +1,17 @@
 """`rails replay FUNCTION ID...`: recompute stored decisions with no network, print `identical` or a diff.
 
-The replay runs in a child interpreter that sees only the function's CodeUri and the layer, as
-Lambda does, with every LLM variable removed: a decision the LLM made is recomputed from its
-recorded reply, never by asking again.
+The replay runs in a child interpreter that sees only the function's CodeUri and the layer and
+the function's own environment, as Lambda does, with every LLM variable removed: a decision the
+LLM made is recomputed from its recorded reply, never by asking again.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 from persona_rails_dev.template import Function
+from persona_rails_dev.workers import lambda_environment
 
 _LLM_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL")
 
@@ -54,14 +54,22 @@ sys.exit(status)
 
 def replay(function: Function, database_url: str, record_ids: list[str]) -> int:
     """Exit status: 0 all identical, 1 some differ, 2 some not found or not this function's."""
-    site = [path for path in sys.path if path.endswith("site-packages")]
-    env = {name: value for name, value in os.environ.items() if name not in {"PYTHONPATH", *_LLM_VARIABLES}}
-    env["PYTHONPATH"] = os.pathsep.join([str(function.code_uri), *map(str, function.layer_paths), *site])
-    package = function.module.split(".")[0]
+    env = lambda_environment(function)
+    for name in _LLM_VARIABLES:
+        env.pop(name, None)
     completed = subprocess.run(  # noqa: S603 - our own interpreter on our own code
-        [sys.executable, "-S", "-c", _REPLAY, database_url, package, function.logical_id, *record_ids],
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            _REPLAY,
+            database_url,
+            function.package,
+            function.logical_id,
+            *record_ids,
+        ],
         env=env,
-        cwd="/",
+        cwd=function.code_uri,
         check=False,
     )
     return completed.returncode

@@ -8,15 +8,12 @@ from typing import Any
 
 from persona_rails_dev.lambda_runtime import apply_environment, put_on_path
 from persona_rails_dev.progress import ProgressLine
-from persona_rails_dev.template import functions
-
-FUNCTION = "WeeklySummaryFunction"
+from persona_rails_dev.template import Function
 
 
 def run_weekly_locally(
-    week: str | None = None, user_id: str | None = None, now: str | None = None
+    function: Function, week: str | None = None, user_id: str | None = None, now: str | None = None
 ) -> dict[str, Any]:
-    function = functions()[FUNCTION]
     put_on_path(function)
     apply_environment(function)
     from persona_rails.db import get_database

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from persona_rails_dev.server import Mounted, dispatch, invoke, mount
+from persona_rails_dev.server import LocalApi, Mounted, in_process
 from persona_rails_dev.template import functions
 
 EVENTS_DIR = Path(__file__).resolve().parents[2] / "events"
@@ -33,10 +33,11 @@ def load_event(relative: str) -> dict[str, Any]:
 class ApiClient:
     def __init__(self, mounted: list[Mounted]) -> None:
         self.mounted = mounted
+        self.local_api = LocalApi(mounted)
 
     @classmethod
     def for_template(cls) -> ApiClient:
-        return cls(mount(functions().values()))
+        return cls(in_process(functions().values()))
 
     def request(
         self, method: str, path: str, token: str | None, body: Any = None, *, raw_body: str | None = None
@@ -45,10 +46,10 @@ class ApiClient:
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
         payload = raw_body if raw_body is not None else (json.dumps(body) if body is not None else None)
-        status, response_headers, raw = dispatch(
-            self.mounted, method, path, headers, payload.encode() if payload is not None else None
+        reply = self.local_api.handle(
+            method, path, headers, payload.encode() if payload is not None else None
         )
-        return Reply(status, response_headers, json.loads(raw) if raw else None)
+        return Reply(reply.status, reply.headers, json.loads(reply.body) if reply.body else None)
 
     def post(self, path: str, token: str | None, body: Any = None, **kwargs: Any) -> Reply:
         return self.request("POST", path, token, body, **kwargs)
@@ -60,7 +61,7 @@ class ApiClient:
         """Send a whole event (e.g. a fixture from events/) to the function owning its route."""
         route_key = event["routeKey"]
         entry = next(m for m in self.mounted if m.route.route_key == route_key)
-        result = invoke(entry, event)
+        result = entry.invoke(event)
         body = result.get("body")
         return Reply(
             int(result["statusCode"]), dict(result.get("headers") or {}), json.loads(body) if body else None

@@ -22,8 +22,11 @@ _DESCRIPTIONS = {
     409: "The thing's current state does not allow this; `state` names it",
     413: "The body is too large",
     422: "A field is invalid; `field` names it",
+    500: "An unexpected failure; quote `error_id` when reporting it",
     503: "A dependency is not configured or not reachable",
 }
+# Any route can meet these through the layer (a bug, the database or the LLM endpoint down).
+_EVERY_ROUTE = (500, 503)
 
 
 class FieldProblem(BaseModel):
@@ -70,4 +73,14 @@ def document(app: FastAPI, *, version: str = "1.0.0", description: str | None = 
             ]
             if not operation["parameters"]:
                 del operation["parameters"]
+            for status, response in errors(*_EVERY_ROUTE).items():
+                operation["responses"].setdefault(
+                    str(status),
+                    {
+                        "description": response["description"],
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+                        },
+                    },
+                )
     return spec

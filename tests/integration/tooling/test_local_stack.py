@@ -1,50 +1,209 @@
-"""The local stack: every template function on one port, a full dialog over real HTTP."""
+"""`rails serve`: every template function on one port, in processes of its own, behaving like API Gateway.
 
+A full dialog over real HTTP; CORS, payload and method errors as JSON; 50 simultaneous clients;
+idle and truncated clients dropped; long paths shortened in the access log.
+"""
+
+from __future__ import annotations
+
+import http.client
 import json
-import urllib.request
+import socket
+import threading
+import uuid
+from urllib.parse import urlsplit
 
 import pytest
 
 from persona_rails_dev.demo import run_demo
-from persona_rails_dev.local_env import DEV_USER_ID
-from persona_rails_dev.server import make_server, mount, serve_in_background
-from persona_rails_dev.template import functions
+from persona_rails_dev.local_env import DEV_USER_ID, mint_token
+from persona_rails_dev.server import MAX_BODY_BYTES
+from persona_rails_dev.template import http_api_cors
 
 
-@pytest.fixture
-def local_api(db):
-    from pathlib import Path
-
-    seed = Path(__file__).resolve().parents[3] / "supabase" / "seed.sql"
-    with db.as_owner() as tx:
-        tx.execute(seed.read_text(encoding="utf-8"))
-    server = make_server(mount(functions().values()), port=0)
-    serve_in_background(server)
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+def _connect(base_url: str, timeout: float = 30) -> http.client.HTTPConnection:
+    address = urlsplit(base_url)
+    return http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
 
 
-def test_the_demo_dialog_runs_end_to_end_over_http(local_api, db):
-    steps = run_demo(local_api, print_fn=lambda *_: None)
+def _request(base_url, method, path, body=None, headers=None):
+    connection = _connect(base_url)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def _raw(base_url: str, request: bytes, *, half_close: bool = True, timeout: float = 10) -> bytes:
+    """Send bytes as they are (malformed on purpose) and read whatever the server answers."""
+    address = urlsplit(base_url)
+    with socket.create_connection((address.hostname, address.port), timeout=timeout) as sock:
+        sock.sendall(request)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def _status_and_json(raw: bytes) -> tuple[int, dict]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)
+
+
+def test_the_demo_dialog_runs_end_to_end_over_http(local_stack, db):
+    steps = run_demo(local_stack, print_fn=lambda *_: None)
     assert steps["S1 challenge"]["state"] == "awaiting_reason"
     assert steps["S2-S4 reason"]["ai_verdict"] in {"deny", "delay", "allow"}
     assert steps["appeal"]["appeal_used"] is True
     assert steps["S5-S6 decision"]["state"] == "closed"
     assert steps["resume"]["state"] == "closed"
+    session_id = steps["resume"]["session_id"]
     with db.as_owner() as tx:
-        sid = steps["resume"]["session_id"]
-        assert tx.one("SELECT user_id FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)", s=sid)[
-            "user_id"
-        ].hex
-    assert str(steps["resume"]["session_id"])
+        row = tx.one(
+            "SELECT user_id, state, user_decision FROM public.intercept_sessions WHERE id = CAST(:s AS uuid)",
+            s=session_id,
+        )
+    assert (str(row["user_id"]), row["state"], row["user_decision"]) == (DEV_USER_ID, "closed", "override")
 
 
-def test_unknown_routes_are_404_json(local_api):
-    with pytest.raises(urllib.error.HTTPError) as error:
-        urllib.request.urlopen(f"{local_api}/nope", timeout=10)  # noqa: S310
-    assert error.value.code == 404
-    assert json.loads(error.value.read())["message"] == "Not Found"
+def test_an_unknown_route_is_a_404_in_the_json_error_shape(local_stack):
+    status, _, body = _request(local_stack, "GET", "/nope")
+    assert status == 404
+    assert json.loads(body)["error"]["code"] == "route_not_found"
 
 
-def test_the_dev_user_is_the_seeded_one():
-    assert DEV_USER_ID == "00000000-0000-4000-8000-000000000001"
+@pytest.mark.parametrize("method", ["DELETE", "BREW"])
+def test_an_unknown_method_is_a_json_405_naming_the_allowed_ones(local_stack, method):
+    status, headers, body = _request(local_stack, method, f"/intercept-session/{uuid.uuid4()}")
+    assert status == 405
+    assert json.loads(body)["error"]["code"] == "method_not_allowed"
+    assert headers["allow"] == "GET"
+
+
+def test_a_cors_preflight_is_answered_as_the_templates_cors_configuration_says(local_stack):
+    cors = http_api_cors()
+    assert cors is not None
+    status, headers, body = _request(
+        local_stack,
+        "OPTIONS",
+        "/intercept-session",
+        headers={
+            "Origin": "https://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
+    )
+    assert (status, body) == (204, b"")
+    assert headers["access-control-allow-origin"] == "*"
+    assert headers["access-control-allow-methods"].split(",") == list(cors.allow_methods)
+    assert set(headers["access-control-allow-headers"].split(",")) == {"authorization", "content-type"}
+
+
+def test_a_cross_origin_response_carries_the_allow_origin_header(local_stack):
+    status, headers, _ = _request(local_stack, "GET", "/nope", headers={"Origin": "https://app.example"})
+    assert status == 404
+    assert headers["access-control-allow-origin"] == "*"
+    status, headers, _ = _request(local_stack, "GET", "/nope")
+    assert "access-control-allow-origin" not in headers
+
+
+@pytest.mark.parametrize(
+    ("content_length", "status", "code"),
+    [
+        ("abc", 400, "invalid_content_length"),
+        ("-5", 400, "invalid_content_length"),
+        (str(MAX_BODY_BYTES + 1), 413, "payload_too_large"),
+    ],
+)
+def test_a_bad_content_length_is_a_clear_4xx(local_stack, content_length, status, code):
+    raw = _raw(
+        local_stack,
+        f"POST /intercept-session HTTP/1.1\r\nHost: x\r\nContent-Length: {content_length}\r\n\r\n{{}}".encode(),
+    )
+    answered, body = _status_and_json(raw)
+    assert (answered, body["error"]["code"]) == (status, code)
+
+
+def test_a_body_shorter_than_its_content_length_is_a_400_not_a_hang(local_stack):
+    raw = _raw(
+        local_stack, b'POST /intercept-session HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a": 1}'
+    )
+    status, body = _status_and_json(raw)
+    assert status == 400
+    assert body["error"]["code"] == "incomplete_body"
+    assert "100" in body["error"]["message"]
+
+
+def test_a_chunked_body_is_refused_with_411(local_stack):
+    raw = _raw(
+        local_stack,
+        b"POST /intercept-session HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    )
+    status, body = _status_and_json(raw)
+    assert (status, body["error"]["code"]) == (411, "length_required")
+
+
+def test_a_malformed_request_line_gets_the_json_error_shape(local_stack):
+    status, body = _status_and_json(_raw(local_stack, b"NONSENSE\r\n\r\n"))
+    assert status == 400
+    assert body["error"]["code"] == "bad_request"
+
+
+def test_an_idle_client_is_dropped_after_the_socket_timeout(local_stack):
+    # The request never completes: the server must hang up instead of holding a thread forever.
+    raw = _raw(local_stack, b"GET /intercept-session/x HTTP/1.1\r\nHost: x\r\n", half_close=False, timeout=10)
+    assert raw == b""
+
+
+def test_fifty_simultaneous_connections_are_all_answered(local_stack):
+    token = mint_token(DEV_USER_ID)
+    start = threading.Barrier(50)
+    statuses: list[int] = []
+    failures: list[BaseException] = []
+
+    def client() -> None:
+        try:
+            connection = _connect(local_stack)
+            connection.connect()
+            start.wait(timeout=30)
+            connection.request(
+                "GET", f"/intercept-session/{uuid.uuid4()}", headers={"authorization": f"Bearer {token}"}
+            )
+            statuses.append(connection.getresponse().status)
+            connection.close()
+        except BaseException as exc:  # noqa: BLE001 - collected and reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=client) for _ in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert failures == []
+    # Unknown sessions: every one of the fifty got the function's own 404, none was refused.
+    assert statuses == [404] * 50
+
+
+def test_the_access_log_shortens_long_paths_and_never_prints_queries(local_stack, capfd):
+    long_path = "/intercept-session/" + "a" * 5000
+    _request(local_stack, "GET", long_path + "?user_id=secret-looking")
+    err = capfd.readouterr().err
+    (line,) = [entry for entry in err.splitlines() if "/intercept-session/aaaa" in entry]
+    assert len(line) < 200
+    assert "…" in line
+    assert "secret-looking" not in line
+
+
+def test_each_functions_openapi_document_is_served(local_stack):
+    status, _, body = _request(local_stack, "GET", "/openapi")
+    assert status == 200
+    assert json.loads(body) == {"documents": ["/openapi/intercept-session.json"]}
+    status, _, body = _request(local_stack, "GET", "/openapi/intercept-session.json")
+    assert status == 200
+    document = json.loads(body)
+    assert document["info"]["title"] == "InterceptSessionFunction"
+    assert "/intercept-session/{session_id}/reason" in document["paths"]

@@ -1,29 +1,14 @@
 """`rails replay`: every stored intercept turn recomputes identically with no network, including
 turns the LLM decided (replayed from their recorded reply), and a tampered record shows a diff."""
 
-from pathlib import Path
-
-import pytest
-
+from persona_rails_dev.cli import main as rails
 from persona_rails_dev.demo import run_varied_dialogs
 from persona_rails_dev.replay import replay
-from persona_rails_dev.server import make_server, mount, serve_in_background
 from persona_rails_dev.template import functions
 from tests.support.dialog import reason, start
 from tests.support.fake_openai import json_content
 
 FUNCTION = "InterceptSessionFunction"
-SEED = Path(__file__).resolve().parents[3] / "supabase" / "seed.sql"
-
-
-@pytest.fixture
-def local_api(db):
-    with db.as_owner() as tx:
-        tx.execute(SEED.read_text(encoding="utf-8"))
-    server = make_server(mount(functions().values()), port=0)
-    serve_in_background(server)
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
 
 
 def _records(db, where="TRUE", **params):
@@ -31,13 +16,13 @@ def _records(db, where="TRUE", **params):
         return tx.rows(f"SELECT * FROM public.decision_records WHERE {where} ORDER BY created_at", **params)
 
 
-def test_after_twenty_demo_dialogs_every_turn_replays_identically(local_api, db, database_url, capfd):
+def test_after_twenty_demo_dialogs_every_turn_replays_identically(local_stack, db, capfd):
     before = {row["id"] for row in _records(db)}
-    run_varied_dialogs(local_api, 20, print_fn=lambda *_: None)
+    run_varied_dialogs(local_stack, 20, print_fn=lambda *_: None)
     new = [str(row["id"]) for row in _records(db) if row["id"] not in before]
     assert len(new) == 20
     capfd.readouterr()
-    assert replay(functions()[FUNCTION], database_url, new) == 0
+    assert rails(["replay", FUNCTION, *new]) == 0
     out = capfd.readouterr().out
     assert out.count(": identical") == 20
     assert "replayed 20 decision(s)" in out
