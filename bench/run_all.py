@@ -3,7 +3,8 @@
     python -m bench.run_all [--strict]
 
 Order matters on a small machine: the two child-process benchmarks run first, before the warm
-benchmark has grown its database, and each one starts and deletes its own embedded Postgres.
+benchmark has grown its database, and each one starts and deletes its own embedded Postgres
+(the round-trip benchmark too, behind its delaying proxy).
 --strict exits 1 when a target is missed; by default the run only reports.
 """
 
@@ -13,7 +14,7 @@ import argparse
 import os
 import time
 
-from bench import cold_start, import_costs, warm_latency
+from bench import cold_start, import_costs, round_trips, warm_latency
 from bench.common import Report, emit, machine_summary
 
 
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_summary(), flush=True)
     started = time.monotonic()
     reports: list[Report] = []
-    for benchmark in (import_costs.run, cold_start.run, warm_latency.run):
+    for benchmark in (import_costs.run, cold_start.run, warm_latency.run, round_trips.run):
         report = benchmark()
         emit(report)
         reports.append(report)

@@ -70,7 +70,7 @@ def lambda_environment(
             "POWERTOOLS_TRACE_DISABLED": "true",
             "PYTHONUNBUFFERED": "1",
             "PYTHONPATH": os.pathsep.join(
-                [str(function.code_uri), *map(str, function.layer_paths), *_site_packages()]
+                [str(function.code_uri), *map(str, function.layer_paths), *site_packages()]
             ),
         }
     )
@@ -78,7 +78,7 @@ def lambda_environment(
     return env
 
 
-def _site_packages() -> list[str]:
+def site_packages() -> list[str]:
     return [path for path in sys.path if path.endswith("site-packages")]
 
 

@@ -69,6 +69,8 @@ def load_artifact(path: Path, schema: type[SchemaT]) -> Artifact[SchemaT]:
         raise ConfigError(path, "$", f"cannot read the file ({exc.strerror})") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(path, "$", f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "$", f"not UTF-8 (byte {exc.start})") from exc
     try:
         value = schema.model_validate(document)
     except ValidationError as exc:

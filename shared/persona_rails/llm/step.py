@@ -1,8 +1,10 @@
 """The LLM step every engine shares: ask the model, fall back to the deterministic evaluator.
 
 `run_step` makes one structured call and converts the reply into the engine's answer; on any
-fault (not configured, timeout, rate limit, 5xx, junk, a reply the engine rejects) it answers
-from the engine's offline evaluator instead and says why. Either way the result carries what a
+fault (timeout, rate limit, 5xx, junk, a reply the engine rejects) it answers from the engine's
+offline evaluator instead, says why in `fallback_reason` and counts `LlmFallback`. With no LLM
+configured it answers offline without a call: that is the chosen mode, not a fault, so no reason
+and no metric. Either way the result carries what a
 decision record stores: `source`, `model`, `fallback_reason`, `latency_ms` and the raw reply.
 The offline path never imports `openai`.
 """

@@ -1,0 +1,329 @@
+"""Round trips to Postgres per request, and what they cost with 1 ms of network each way.
+
+    python -m bench.round_trips [--dialogs 200] [--warmup 20] [--users 20] [--delay-ms 1]
+
+In AWS every flight to Supabase's pooler crosses the network; locally the embedded server
+answers over a unix socket in microseconds and hides that. Here the handlers' DATABASE_URL
+points at a TCP proxy on 127.0.0.1 (tests/support/delay_proxy.py, the one the round-trip test
+uses) that delays every chunk by `--delay-ms` in each direction and counts the client's
+flights. Every route of every HTTP function in template.yaml goes through its real
+lambda_handler with an API Gateway v2 event; each request is timed around the handler call
+only and its round trips are counted on the warm connection. The connection's start-up
+(handshake, once per cold container) is reported apart.
+
+Targets (the issue "Round trips are the production latency"): the reason turn <= 5 round
+trips; every other route <= 4, the budget a new function gets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bench.common import (
+    REASONS,
+    REPO_ROOT,
+    BenchUser,
+    Report,
+    apply_handler_environment,
+    create_users,
+    embedded_database,
+    emit,
+    expect_status,
+    median,
+    ms,
+    percentile,
+    release_handler_state,
+    start_event,
+    stdout_to_devnull,
+    verdict,
+)
+from tests.support.delay_proxy import DelayProxy
+
+if TYPE_CHECKING:
+    from persona_rails_dev.lambda_runtime import Handler
+    from persona_rails_dev.template import Function
+
+REASON_ROUTE = "POST /intercept-session/{session_id}/reason"
+REASON_BUDGET = 5
+DEFAULT_BUDGET = 4
+# A reason the offline evaluator answers with a delay, so the dialog can go on to an appeal
+# (an allow cannot be appealed); the appeal text is the one the tests use.
+DIALOG_REASON = REASONS[0]
+APPEAL = "其实是老板让我下午3点前看完竞品的新视频，要写进今天的报告"
+
+
+def budget(route_key: str) -> int:
+    return REASON_BUDGET if route_key == REASON_ROUTE else DEFAULT_BUDGET
+
+
+@dataclass
+class RouteSamples:
+    function: str
+    route_key: str
+    nanoseconds: list[int] = field(default_factory=list)
+    round_trips: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One request of a scripted flow: which route, its event, the status that proves it ran."""
+
+    route_key: str
+    event: Callable[[Function, BenchUser, str], dict[str, Any]]
+    status: int
+
+
+# --- the flows that exercise each function's routes ------------------------------------------------
+
+
+def _event(
+    function: Function, route_key: str, user: BenchUser, session_id: str, body: dict[str, Any] | None
+) -> dict[str, Any]:
+    from persona_rails_dev.apigw import http_event
+
+    declared = next(r for r in function.routes if r.route_key == route_key)
+    path = declared.path.replace("{session_id}", session_id)
+    params = {"session_id": session_id} if "{session_id}" in declared.path else {}
+    headers = {"authorization": f"Bearer {user.token}", "user-agent": "persona-rails-bench"}
+    text = None
+    if body is not None:
+        headers["content-type"] = "application/json"
+        text = json.dumps(body, ensure_ascii=False)
+    return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
+
+
+# The whole interception dialog, in the order a client makes it: every route once.
+INTERCEPT_DIALOG = (
+    Step("POST /intercept-session", start_event, 201),
+    Step(
+        REASON_ROUTE,
+        lambda f, u, sid: _event(f, REASON_ROUTE, u, sid, {"reason_text": DIALOG_REASON}),
+        200,
+    ),
+    Step(
+        "POST /intercept-session/{session_id}/appeal",
+        lambda f, u, sid: _event(
+            f, "POST /intercept-session/{session_id}/appeal", u, sid, {"appeal_text": APPEAL}
+        ),
+        200,
+    ),
+    Step(
+        "POST /intercept-session/{session_id}/decision",
+        lambda f, u, sid: _event(
+            f, "POST /intercept-session/{session_id}/decision", u, sid, {"user_decision": "comply"}
+        ),
+        200,
+    ),
+    Step(
+        "GET /intercept-session/{session_id}",
+        lambda f, u, sid: _event(f, "GET /intercept-session/{session_id}", u, sid, None),
+        200,
+    ),
+)
+# A new HTTP function adds its flow here; the benchmark refuses to run without one.
+FLOWS: dict[str, tuple[Step, ...]] = {"InterceptSessionFunction": INTERCEPT_DIALOG}
+
+
+def http_functions() -> list[Function]:
+    from persona_rails_dev.template import functions
+
+    found = [function for function in functions().values() if function.routes]
+    for function in found:
+        flow = {step.route_key for step in FLOWS.get(function.logical_id, ())}
+        unflowed = sorted(route.route_key for route in function.routes if route.route_key not in flow)
+        if unflowed:
+            raise SystemExit(f"bench/round_trips.py has no flow for {function.logical_id}: {unflowed}")
+    return found
+
+
+# --- measuring ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Measured:
+    routes: dict[str, RouteSamples]
+    cold_setup: int  # the handshake's round trips, on the first request of a cold container
+    cold_request: int  # that first request's other round trips
+    one_round_trip: list[int]  # a bare `SELECT 1` through the proxy: the price of one round trip
+
+
+def _run_flows(
+    proxy: DelayProxy,
+    handlers: list[tuple[Function, Handler]],
+    people: list[BenchUser],
+    *,
+    dialogs: int,
+    warmup: int,
+    routes: dict[str, RouteSamples],
+) -> tuple[int, int]:
+    from persona_rails_dev.lambda_runtime import LambdaContext
+
+    cold: tuple[int, int] | None = None
+    for index in range(warmup + dialogs):
+        if index == warmup:
+            gc.collect()  # start the measured run from a clean heap, as a warm container would be
+        user = people[index % len(people)]
+        for function, handler in handlers:
+            session_id = str(uuid.uuid4())
+            for step in FLOWS[function.logical_id]:
+                event = step.event(function, user, session_id)
+                context = LambdaContext(function.logical_id)
+                with proxy.measure() as counted:
+                    started = time.perf_counter_ns()
+                    result = handler(event, context)
+                    elapsed = time.perf_counter_ns() - started
+                expect_status(result, step.status, step.route_key)
+                if cold is None:
+                    cold = (counted.setup_round_trips, counted.request_round_trips)
+                    continue
+                if counted.counts.connections:
+                    raise RuntimeError(f"{step.route_key} opened a new connection on a warm container")
+                if index >= warmup:
+                    samples = routes[step.route_key]
+                    samples.nanoseconds.append(elapsed)
+                    samples.round_trips.append(counted.round_trips)
+    assert cold is not None
+    return cold
+
+
+def _one_round_trip(proxy: DelayProxy, url: str, count: int) -> list[int]:
+    """The proxy's price of one round trip: a simple-protocol `SELECT 1` (one flight) on pg8000."""
+    import pg8000.native
+
+    from persona_rails.db.url import connect_kwargs
+
+    connection = pg8000.native.Connection(**connect_kwargs(proxy.url_for(url)))
+    try:
+        samples = []
+        for _ in range(count):
+            started = time.perf_counter_ns()
+            connection.run("SELECT 1")
+            samples.append(time.perf_counter_ns() - started)
+        return samples
+    finally:
+        connection.close()
+
+
+def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
+    from persona_rails_dev.lambda_runtime import load_handler
+
+    functions = http_functions()
+    routes = {
+        step.route_key: RouteSamples(function.logical_id, step.route_key)
+        for function in functions
+        for step in FLOWS[function.logical_id]
+    }
+    with embedded_database() as database, DelayProxy.to(database.url, delay_seconds=delay_ms / 1000) as proxy:
+        # Users and rules go straight to the server: only the handlers' traffic crosses the proxy.
+        people = create_users(database.owner, users)
+        release_handler_state()
+        apply_handler_environment(proxy.url_for(database.url))
+        handlers = [(function, load_handler(function)) for function in functions]
+        try:
+            with stdout_to_devnull():
+                cold_setup, cold_request = _run_flows(
+                    proxy, handlers, people, dialogs=dialogs, warmup=warmup, routes=routes
+                )
+            one_round_trip = _one_round_trip(proxy, database.url, max(dialogs, 100))
+        finally:
+            release_handler_state()
+    return Measured(routes, cold_setup, cold_request, one_round_trip)
+
+
+def _round_trips_cell(values: list[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
+
+
+def _code_label() -> str:
+    """The commit the measured code came from (REPO_ROOT may be a worktree of an older commit)."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return f"{REPO_ROOT} (not a git checkout)"
+    return f"{commit}{' + uncommitted changes' if dirty else ''} ({REPO_ROOT})"
+
+
+def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float = 1.0) -> Report:
+    import persona_rails
+
+    measured = measure(dialogs, warmup, users, delay_ms)
+    rows, passed = [], True
+    for samples in measured.routes.values():
+        worst, limit = max(samples.round_trips), budget(samples.route_key)
+        passed = passed and worst <= limit
+        rows.append(
+            [
+                samples.function,
+                f"`{samples.route_key}`",
+                str(len(samples.nanoseconds)),
+                _round_trips_cell(samples.round_trips),
+                f"≤ {limit}",
+                ms(percentile(samples.nanoseconds, 50)),
+                ms(percentile(samples.nanoseconds, 99)),
+                verdict(worst <= limit),
+            ]
+        )
+    one = measured.one_round_trip
+    return Report(
+        title=f"Round trips per request ({delay_ms:g} ms each way to Postgres)",
+        headers=["function", "route", "requests", "round trips", "budget", "p50 ms", "p99 ms", "verdict"],
+        rows=rows,
+        notes=[
+            f"code: {_code_label()}; layer imported from {persona_rails.__path__[0]}.",
+            f"{dialogs} measured dialogs (each route once per dialog, in the client's order) after "
+            f"{warmup} warm-up dialogs; sessions rotate over {users} users; offline evaluator; "
+            "latency timed around lambda_handler only; stdout (EMF, logs) sent to /dev/null.",
+            f"DATABASE_URL: a TCP proxy on 127.0.0.1 adding {delay_ms:g} ms each way (so ≥ "
+            f"{2 * delay_ms:g} ms per round trip) to the embedded Postgres on its unix socket. "
+            f"One round trip through it (pg8000 `SELECT 1`, simple protocol): p50 {ms(percentile(one, 50))} ms, "
+            f"p99 {ms(percentile(one, 99))} ms.",
+            f"Connection set-up (once per cold container, not in the rows): the handshake took "
+            f"{measured.cold_setup} round trip(s) here (local trust auth) and that first request made "
+            f"{measured.cold_request} more. Not measured: with TLS and SCRAM-SHA-256, as at the Supabase "
+            "pooler, pg8000's handshake is about 5 (SSLRequest, TLS 1.3, startup, two SASL messages).",
+            f"Budgets: the reason turn ≤ {REASON_BUDGET}, every other route ≤ {DEFAULT_BUDGET} "
+            f"(a new function's budget): {verdict(passed)}.",
+        ],
+        passed=passed,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dialogs", type=int, default=200, help="measured dialogs (each route once)")
+    parser.add_argument("--warmup", type=int, default=20, help="dialogs before measuring")
+    parser.add_argument("--users", type=int, default=20, help="users the sessions rotate over")
+    parser.add_argument("--delay-ms", type=float, default=1.0, help="delay added in each direction")
+    args = parser.parse_args(argv)
+    if not 1 <= args.dialogs <= 10_000 or not 0 <= args.warmup <= 1000 or args.users < 1:
+        parser.error("--dialogs 1..10000, --warmup 0..1000, --users >= 1")
+    emit(run(args.dialogs, args.warmup, args.users, args.delay_ms))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
