@@ -1,6 +1,6 @@
 """The inside of a function's worker process: Lambda's runtime loop for one function.
 
-`workers.py` runs this file's source as `python -S -c SOURCE MODULE ATTRIBUTE` with only the
+`workers.py` runs this file by path (`runpy`, so its folder is not put on sys.path) with only the
 function's CodeUri, the layer and site-packages on PYTHONPATH, the function's CodeUri as the
 working directory and only the function's environment, so this file imports nothing from the
 tooling. Requests arrive as JSON lines on stdin; replies leave as JSON lines on a private copy

@@ -22,7 +22,9 @@ from typing import Any
 
 from persona_rails_dev.template import Function, resolved_environment
 
-_WORKER_SOURCE = (Path(__file__).parent / "worker_main.py").read_text(encoding="utf-8")
+_WORKER_MAIN = Path(__file__).parent / "worker_main.py"
+# Run by path, not imported: the tooling's own package stays off the worker's sys.path.
+_BOOTSTRAP = "import runpy, sys; sys.argv.pop(0); runpy.run_path(sys.argv[0], run_name='__main__')"
 # What a process needs from the machine whatever the function: tools on PATH, a home, a locale,
 # a writable temp folder and the runtime folder the embedded PostgreSQL's socket lives in.
 _MACHINE_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "XDG_RUNTIME_DIR", "SYSTEMROOT")
@@ -88,11 +90,14 @@ class Worker:
     def __init__(self, function: Function, env: Mapping[str, str]) -> None:
         self.function = function
         self._process = subprocess.Popen(  # noqa: S603 - our own interpreter running our own worker
-            [sys.executable, "-S", "-c", _WORKER_SOURCE, function.module, function.attribute],
+            [sys.executable, "-S", "-c", _BOOTSTRAP, str(_WORKER_MAIN), function.module, function.attribute],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=function.code_uri,
             env=dict(env),
+            # Ctrl-C stops `rails serve`, which then stops its workers; they must not each print
+            # a KeyboardInterrupt traceback. A parent that dies closes their stdin, and they exit.
+            start_new_session=True,
         )
         self._buffer = b""
         started = self._read(time.monotonic() + INIT_TIMEOUT_SECONDS)
