@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -263,7 +264,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         lengths = self.headers.get_all("content-length") or []
         if not lengths:
             return None
-        if len(set(lengths)) > 1 or not lengths[0].strip().isdigit():
+        # ASCII digits only: str.isdigit() also accepts "²", which int() then refuses.
+        if len(set(lengths)) > 1 or not re.fullmatch(r"[0-9]+", lengths[0].strip()):
             raise _BadRequest(
                 error_reply(400, "invalid_content_length", "Content-Length must be one whole number")
             )
@@ -306,6 +308,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         # An unparseable request line leaves HTTP/0.9, which has no status line or headers.
         self.request_version = "HTTP/1.0"
+        if self.command is None:
+            self.path = ""  # not the previous request's, on a kept-alive connection
         self._write(error_reply(code, "bad_request" if code < 500 else "server_error", message or ""))
 
     def log_message(self, format: str, *args: Any) -> None:

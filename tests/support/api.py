@@ -40,15 +40,20 @@ class ApiClient:
         return cls(in_process(functions().values()))
 
     def request(
-        self, method: str, path: str, token: str | None, body: Any = None, *, raw_body: str | None = None
+        self,
+        method: str,
+        path: str,
+        token: str | None,
+        body: Any = None,
+        *,
+        raw_body: str | bytes | None = None,
     ) -> Reply:
         headers = {"content-type": "application/json", "user-agent": "pytest"}
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
         payload = raw_body if raw_body is not None else (json.dumps(body) if body is not None else None)
-        reply = self.local_api.handle(
-            method, path, headers, payload.encode() if payload is not None else None
-        )
+        raw = payload.encode() if isinstance(payload, str) else payload
+        reply = self.local_api.handle(method, path, headers, raw)
         return Reply(reply.status, reply.headers, json.loads(reply.body) if reply.body else None)
 
     def post(self, path: str, token: str | None, body: Any = None, **kwargs: Any) -> Reply:

@@ -87,8 +87,7 @@ def install_error_handlers(app: FastAPI) -> None:
         as_api = ApiError(status_of(exc), exc.code, exc.message, field=exc.field, state=exc.state)
         return await _api_error(request, as_api)
 
-    @app.exception_handler(RequestValidationError)
-    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _unauthenticated(request: Request) -> JSONResponse | None:
         # FastAPI parses the body before it runs dependencies; an unauthenticated caller must
         # still get 401, and never learn how its body would have been judged.
         from persona_rails.http.dependencies import authenticate  # (it imports this module)
@@ -97,11 +96,24 @@ def install_error_handlers(app: FastAPI) -> None:
             authenticate(request.headers.get("authorization"))
         except ApiError as auth_error:
             return await _api_error(request, auth_error)
+        return None
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        refused = await _unauthenticated(request)
+        if refused is not None:
+            return refused
         count("HttpValidationError")
         return _validation_response(exc)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:
+            # FastAPI's "There was an error parsing the body": bytes that are not UTF-8, or JSON
+            # nested too deep to decode. To the client that is the same mistake as any bad JSON.
+            refused = await _unauthenticated(request)
+            bad_json = ApiError(400, "invalid_json", "the request body is not valid JSON")
+            return refused or await _api_error(request, bad_json)
         codes = {404: "route_not_found", 405: "method_not_allowed"}
         return JSONResponse(
             status_code=exc.status_code,

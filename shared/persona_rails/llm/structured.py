@@ -82,7 +82,7 @@ def parse_reply(content: object, schema: type[ModelT]) -> ModelT:
     if not isinstance(content, str) or not content.strip():
         raise LlmFault("malformed", "no text content")
     try:
-        return schema.model_validate_json(content, strict=True)
+        value = schema.model_validate_json(content, strict=True)
     except ValidationError as exc:
         errors = exc.errors()
         if any(error["type"] == "json_invalid" for error in errors):
@@ -90,6 +90,20 @@ def parse_reply(content: object, schema: type[ModelT]) -> ModelT:
         in_range = all(_is_range_error(error) for error in errors)
         kinds = ",".join(sorted({error["type"] for error in errors}))
         raise LlmFault("out_of_range" if in_range else "malformed", kinds, raw=content) from exc
+    if _holds_nul(value.model_dump(mode="json")):
+        # "\u0000" is valid JSON, but PostgreSQL text cannot store it: the turn would fail to save.
+        raise LlmFault("malformed", "NUL character", raw=content)
+    return value
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def _is_range_error(error: Any) -> bool:

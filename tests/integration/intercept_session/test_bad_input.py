@@ -60,7 +60,14 @@ def test_unknown_persona_lists_the_valid_keys(api, alice):
 
 @pytest.mark.parametrize(
     ("raw", "status", "code"),
-    [("{not json", 400, "invalid_json"), ("", 400, "missing_body"), ("[1, 2]", 422, "validation_error")],
+    [
+        ("{not json", 400, "invalid_json"),
+        ("", 400, "missing_body"),
+        ("[1, 2]", 422, "validation_error"),
+        # Bytes that are not UTF-8, and JSON nested deeper than the decoder goes: still bad JSON.
+        (b'{"user_id": "\xff\xfe"}', 400, "invalid_json"),
+        ("[" * 100_000 + "]" * 100_000, 400, "invalid_json"),
+    ],
 )
 def test_bodies_that_are_not_objects(api, alice, raw, status, code):
     user, _ = alice
@@ -321,7 +328,7 @@ def test_a_token_issued_now_works_immediately(api, alice):
     assert api.post("/intercept-session", fresh, trigger_payload(user.id, rule)).status == 201
 
 
-@pytest.mark.parametrize("raw", ["{not json", "", '{"user_id": 42}'])
+@pytest.mark.parametrize("raw", ["{not json", "", '{"user_id": 42}', b'{"user_id": "\xff"}'])
 def test_an_unauthenticated_request_gets_401_before_its_body_is_judged(api, raw):
     reply = api.post("/intercept-session", None, raw_body=raw)
     assert reply.status == 401

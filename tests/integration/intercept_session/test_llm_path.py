@@ -255,6 +255,14 @@ def test_reason_travels_only_as_escaped_data(dialog: Dialog, reason: str):
         pytest.param(Completion(None, refusal="I can't help with that."), "refused", id="refusal"),
         pytest.param(RawBody(b'{"object": "chat.completion", "choices": []}'), "malformed", id="no-choices"),
         pytest.param(Disconnect(), "connection", id="abrupt-close"),
+        # Valid JSON, but "\u0000" cannot be stored: the turn must fall back, not fail to save.
+        pytest.param(
+            json_content(
+                {"reason_category": "work", "verdict": "allow", "confidence": 0.9, "justification": "a\u0000b"}
+            ),
+            "malformed",
+            id="nul-in-justification",
+        ),
     ],
 )
 def test_fault_falls_back_to_offline(dialog: Dialog, behaviour: Behaviour, fallback_reason: str):

@@ -128,6 +128,24 @@ def test_a_bad_content_length_is_a_clear_4xx(local_stack, content_length, status
     assert (answered, body["error"]["code"]) == (status, code)
 
 
+@pytest.mark.parametrize("length", [b"\xb2", b"1\xb9"], ids=["superscript-two", "one-superscript-one"])
+def test_a_content_length_of_non_ascii_digits_is_a_400(local_stack, length):
+    # Headers are read as Latin-1, so these arrive as "²" and "1¹": digits to str.isdigit().
+    raw = _raw(
+        local_stack,
+        b"POST /intercept-session HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + b"\r\n\r\n{}",
+    )
+    status, body = _status_and_json(raw)
+    assert (status, body["error"]["code"]) == (400, "invalid_content_length")
+
+
+def test_a_malformed_request_after_a_kept_alive_one_is_logged_without_the_old_path(local_stack, capfd):
+    raw = _raw(local_stack, b"GET /first-request-path HTTP/1.1\r\nHost: x\r\n\r\nNONSENSE\r\n\r\n")
+    assert raw.count(b"HTTP/1.") == 2
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("[local-api]")]
+    assert lines[-2:] == ["[local-api] GET /first-request-path -> 404", "[local-api] -  -> 400"]
+
+
 def test_a_body_shorter_than_its_content_length_is_a_400_not_a_hang(local_stack):
     raw = _raw(
         local_stack, b'POST /intercept-session HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a": 1}'

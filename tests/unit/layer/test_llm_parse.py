@@ -80,6 +80,8 @@ def test_justification_at_the_limit_is_accepted():
         pytest.param(with_(reason_category={"work": True}), id="category-an-object"),
         # A shape error wins over a range error in the same reply: the reply is not the schema's.
         pytest.param(json.dumps({"verdict": "maybe", "confidence": 1.7}), id="missing-and-out-of-range"),
+        # Valid JSON that PostgreSQL text cannot store: saving the turn would fail.
+        pytest.param(with_(justification="boss\u0000asked"), id="nul-in-a-string"),
     ],
 )
 def test_shape_errors_are_malformed(content: str | None):
