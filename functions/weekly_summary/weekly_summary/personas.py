@@ -16,8 +16,6 @@ from persona_rails.personas import BasePersona, PersonaSet
 PERSONAS_FILE = Path(__file__).with_name("config") / "insight_personas.json"
 INSIGHT_LIMIT = 60
 INSIGHT_FILLS = frozenset({"top_category", "top_count", "compliance_rate", "sessions", "overrides"})
-# Ties between personas go to this order (the spec's).
-PERSONA_ORDER = ("strict-father", "rational-mentor", "humor-coach")
 LARGEST_FILLS: dict[str, object] = {
     "top_category": "放松休息",
     "top_count": 9999,

@@ -149,6 +149,11 @@ def test_persona_ties_go_to_the_persona_order():
         "rational-mentor": {"sessions": 2, "closed": 2, "complied": 0},
     }
     assert summarize(aggregate(persona_stats=stats))[1].persona_key == "rational-mentor"
+    # The order is the config's, not the code's: list humor-coach first and it wins the tie.
+    reordered = PERSONAS.model_copy(
+        update={"personas": sorted(PERSONAS.personas, key=lambda p: p.key != "humor-coach")}
+    )
+    assert build_summary(aggregate(persona_stats=stats), reordered)[1].persona_key == "humor-coach"
 
 
 def test_a_week_without_excuses_uses_the_quiet_insight():

@@ -8,7 +8,7 @@ from typing import Any
 
 from persona_rails.templates import fit
 from weekly_summary.engine.weeks import iso_week
-from weekly_summary.personas import INSIGHT_LIMIT, PERSONA_ORDER, InsightPersonas
+from weekly_summary.personas import INSIGHT_LIMIT, InsightPersonas
 
 # The spec's order; on a tie the earlier category is the week's top one.
 CATEGORIES = ("work", "study", "mental_break", "emergency", "other")
@@ -54,11 +54,15 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def most_used_persona(persona_stats: dict[str, Any]) -> str:
-    known = [key for key in PERSONA_ORDER if key in persona_stats]
-    if not known or set(persona_stats) - set(PERSONA_ORDER):
+def most_used_persona(persona_stats: dict[str, Any], order: list[str]) -> str:
+    """The persona with the most sessions; ties go to the earlier one in the insight config's order.
+
+    A persona the config has no voice for makes the aggregate malformed (the user is skipped
+    and logged), so a persona added to the interception config needs an insight voice too."""
+    known = [key for key in order if key in persona_stats]
+    if not known or set(persona_stats) - set(order):
         raise MalformedAggregate("unknown persona")
-    return max(known, key=lambda key: (int(persona_stats[key]["sessions"]), -PERSONA_ORDER.index(key)))
+    return max(known, key=lambda key: (int(persona_stats[key]["sessions"]), -order.index(key)))
 
 
 def template_insight(
@@ -88,7 +92,7 @@ def build_summary(row: dict[str, Any], personas: InsightPersonas) -> tuple[dict[
         counts = _counts(row["category_counts"], CATEGORIES, "category")
         previous_counts = _counts(row["previous_category_counts"], CATEGORIES, "category")
         verdicts = _counts(row["verdict_counts"], VERDICTS, "verdict")
-        persona_key = most_used_persona(row["persona_stats"])
+        persona_key = most_used_persona(row["persona_stats"], [persona.key for persona in personas.personas])
         persona_rates = {
             key: {
                 "sessions": int(stats["sessions"]),
