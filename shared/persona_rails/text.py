@@ -1,9 +1,15 @@
 """Bounded user text: what every function accepts as words typed by a person.
 
-`user_text(min, max)` is a pydantic type that normalizes to NFC (so "é" typed two ways is one
-string and counts one character), strips surrounding whitespace, refuses control characters
-(Postgres text cannot hold NUL, and none belongs in a sentence) and lone surrogates (valid JSON,
-invalid Unicode: they cannot even be stored), then checks the length in characters.
+`user_text(min, max)` is a pydantic type that:
+- refuses control characters (Postgres text cannot hold NUL, and none belongs in a sentence) and
+  lone surrogates (valid JSON, invalid Unicode: they cannot even be stored);
+- drops invisible format characters that typed text does not need (zero-width spaces, byte-order
+  marks, bidirectional embeddings, overrides and isolates, which can make stored text display as
+  something else, and tag characters), keeping the joiners and direction marks that Persian,
+  Indic scripts, emoji and mixed-direction text rely on;
+- normalizes to NFC (so "é" typed two ways is one string and counts one character) and strips
+  surrounding whitespace;
+- then checks the length in characters, and that something visible is left.
 """
 
 from __future__ import annotations
@@ -26,14 +32,31 @@ def printable(value: str) -> str:
     return value
 
 
+# ZWNJ and ZWJ (Persian, Indic scripts, emoji sequences), LRM, RLM and ALM (mixed-direction text).
+KEPT_FORMAT_CHARACTERS = frozenset("\u200c\u200d\u200e\u200f\u061c")
+
+
+def _without_invisible_formatting(value: str) -> str:
+    return "".join(
+        char for char in value if char in KEPT_FORMAT_CHARACTERS or unicodedata.category(char) != "Cf"
+    )
+
+
 def _normalized(value: str) -> str:
-    return unicodedata.normalize("NFC", printable(value)).strip()
+    return unicodedata.normalize("NFC", _without_invisible_formatting(printable(value))).strip()
+
+
+def _visible(char: str) -> bool:
+    # Letters, numbers, punctuation and symbols (emoji included); not marks, spaces or formatting.
+    return unicodedata.category(char)[0] in "LNPS"
 
 
 def _bounded(min_length: int, max_length: int, value: str) -> str:
     text = _normalized(value)
     if not min_length <= len(text) <= max_length:
         raise ValueError(f"must be {min_length} to {max_length} characters (got {len(text)})")
+    if text and not any(_visible(char) for char in text):
+        raise ValueError("must contain visible characters")
     return text
 
 

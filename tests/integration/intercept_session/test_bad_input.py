@@ -82,6 +82,8 @@ def test_bodies_that_are_not_objects(api, alice, raw, status, code):
         ("太短了", "reason_text"),
         ("         短         ", "reason_text"),
         ("长" * 201, "reason_text"),
+        ("\u200b" * 50, "reason_text"),  # fifty zero-width spaces say nothing
+        ("\u202e" * 12, "reason_text"),  # nor do twelve right-to-left overrides
         (None, "reason_text"),
     ],
 )

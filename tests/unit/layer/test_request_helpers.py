@@ -157,6 +157,33 @@ def test_control_characters_and_lone_surrogates_are_rejected(control: str):
         assert "control characters" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "invisible",
+    ["\u200b", "\ufeff", "\u2060", "\u202e", "\u2066", "\U000e0041"],
+    ids=["zero-width-space", "byte-order-mark", "word-joiner", "right-to-left-override", "isolate", "tag"],
+)
+def test_invisible_formatting_is_dropped_and_never_counts(invisible: str):
+    # Fifty invisible characters are not a ten-character reason.
+    with pytest.raises(ValidationError, match="got 0"):
+        Reason.validate_python(invisible * 50)
+    # Inside real text they are removed, so what is stored displays as what is judged.
+    assert Reason.validate_python("老板让我" + invisible * 3 + "回消息很急的事") == "老板让我回消息很急的事"
+    assert Printable.validate_python("抖" + invisible + "音") == "抖音"
+
+
+def test_joiners_and_direction_marks_that_scripts_need_are_kept():
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # one emoji, joined by ZWJ
+    persian = "می\u200cخواهم"  # ZWNJ inside a Persian word
+    assert family in Reason.validate_python("我想看 " + family + " 的视频啦")
+    assert Reason.validate_python(persian + " بروم") == persian + " بروم"
+    assert Reason.validate_python("abc \u200fעברית\u200e def") == "abc \u200fעברית\u200e def"
+
+
+def test_text_of_joiners_alone_has_nothing_visible():
+    with pytest.raises(ValidationError, match="visible characters"):
+        Reason.validate_python("\u200d" * 12)
+
+
 def test_a_rejected_text_is_never_echoed_in_the_error():
     secret = "my-password-is-hunter2\x00"
     for adapter in (Reason, Printable):
