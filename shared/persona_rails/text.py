@@ -18,7 +18,7 @@ import unicodedata
 from functools import partial
 from typing import Annotated, Any
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
 ALLOWED_CONTROLS = frozenset("\n\t")
 
@@ -63,7 +63,16 @@ def _bounded(min_length: int, max_length: int, value: str) -> str:
 def user_text(min_length: int, max_length: int) -> Any:
     """A pydantic type for text a person typed, `min_length`..`max_length` characters after NFC
     and stripping (one validator, so the order of the steps is this one and no other)."""
-    return Annotated[str, AfterValidator(partial(_bounded, min_length, max_length))]
+    documented = WithJsonSchema(
+        {
+            "type": "string",
+            "minLength": min_length,
+            "maxLength": max_length,
+            "description": f"{min_length} to {max_length} characters after NFC normalization and trimming; "
+            "invisible formatting characters do not count",
+        }
+    )
+    return Annotated[str, AfterValidator(partial(_bounded, min_length, max_length)), documented]
 
 
 # A name or identifier the client sends (an app's display name, a key): printable and NFC; the

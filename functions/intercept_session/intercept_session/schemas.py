@@ -11,6 +11,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     StringConstraints,
     ValidationInfo,
     field_validator,
@@ -50,7 +51,10 @@ class StartSessionRequest(BaseModel):
     app_display_name: Annotated[Name, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     trigger: Trigger
     timestamp: AwareDatetime
-    persona_key: Name
+    # The valid keys are the personas config's: listed in the OpenAPI document, checked below.
+    persona_key: Name = Field(
+        json_schema_extra=lambda schema: schema.update(enum=list[JsonValue](personas().keys))
+    )
     # Client hints: stored for comparison, never used to grant anything.
     streak: int | None = Field(default=None, ge=0, le=100_000, strict=True)
     override_count_today: int | None = Field(default=None, ge=0, le=10_000, strict=True)
