@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from persona_rails.decisions import REPLAY_MODULE
 from persona_rails_dev.template import Function
 from persona_rails_dev.workers import lambda_environment
 
@@ -54,6 +55,14 @@ sys.exit(status)
 
 def replay(function: Function, database_url: str, record_ids: list[str]) -> int:
     """Exit status: 0 all identical, 1 some differ, 2 some not found or not this function's."""
+    entry = function.code_uri / function.package / f"{REPLAY_MODULE}.py"
+    if not entry.is_file():
+        print(
+            f"{function.logical_id} keeps no replayable decisions: it has no "
+            f"{function.package}/{REPLAY_MODULE}.py (see persona_rails/decisions.py)",
+            file=sys.stderr,
+        )
+        return 2
     env = lambda_environment(function)
     for name in _LLM_VARIABLES:
         env.pop(name, None)

@@ -85,5 +85,8 @@ def test_replay_refuses_an_unknown_function_and_a_missing_id(capsys):
     assert rails(["replay", "NoSuchFunction", "--all"]) == 2
     assert "template.yaml declares" in capsys.readouterr().err
     assert rails(["replay", "InterceptSessionFunction"]) == 2
+    # A function that records no decisions says so instead of failing in its child interpreter.
+    assert rails(["replay", "WeeklySummaryFunction", "--all"]) == 2
+    assert "keeps no replayable decisions" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         rails(["replay", "InterceptSessionFunction", "not-a-uuid"])
