@@ -22,8 +22,13 @@ test: $(BIN)/.installed lint typecheck
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 
+# The layer, the tooling and every function's package (functions/<name>/<name>, as CodeUri lays it out).
+FUNCTION_DIRS := $(wildcard functions/*)
+empty :=
+space := $(empty) $(empty)
 typecheck: $(BIN)/.installed
-	$(BIN)/mypy
+	MYPYPATH=shared:infra:$(subst $(space),:,$(FUNCTION_DIRS)) $(BIN)/mypy shared/persona_rails \
+		infra/persona_rails_dev $(foreach dir,$(FUNCTION_DIRS),$(dir)/$(notdir $(dir)))
 
 unit: $(BIN)/.installed
 	$(BIN)/pytest tests/unit
