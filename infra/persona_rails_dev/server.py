@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from persona_rails_dev.apigw import http_event
 from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
 from persona_rails_dev.template import Cors, Function, Route
-from persona_rails_dev.workers import FunctionPool, WorkerError
+from persona_rails_dev.workers import FunctionPool, WorkerError, lambda_environment
 
 Invoker = Callable[[dict[str, Any]], dict[str, Any]]
 OpenApiSource = Callable[[], dict[str, Any]]
@@ -104,8 +104,6 @@ def worker_api(
     cors: Cors | None = None,
 ) -> tuple[LocalApi, list[FunctionPool]]:
     """The local API over worker pools, one per HTTP function, each serving its OpenAPI document."""
-    from persona_rails_dev.workers import lambda_environment
-
     pools = [
         FunctionPool(
             function,
