@@ -19,7 +19,7 @@ _LLM_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL"
 _REPLAY = """
 import importlib, sys
 from persona_rails.db import Database
-from persona_rails.decisions import REPLAY_MODULE, diff, load_record
+from persona_rails.decisions import REPLAY_MODULE, NotReplayable, diff, load_record
 
 url, package, function_name, *ids = sys.argv[1:]
 database = Database(url)
@@ -40,7 +40,12 @@ for record_id, record in records:
         print(f"{record_id}: decided by {record.function_name}, not {function_name}")
         status = 2
         continue
-    lines = diff(record.output, entry.replay(record))
+    try:
+        lines = diff(record.output, entry.replay(record))
+    except NotReplayable as exc:
+        print(f"{record_id}: not replayable: {exc}")
+        status = 2
+        continue
     if lines:
         status = max(status, 1)
         versions = f"engine {record.engine_version}, config {record.config_version}"

@@ -23,6 +23,10 @@ from persona_rails.db import Tx
 REPLAY_MODULE = "replay"
 
 
+class NotReplayable(Exception):
+    """A stored decision that cannot be recomputed, and why (its inputs were not kept, say)."""
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
     id: str

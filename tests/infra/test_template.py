@@ -160,9 +160,13 @@ def test_the_event_fixtures_match_declared_routes():
         )
         checked.append(path)
         covered.add(event["routeKey"])
-    # The loop saw fixtures (the dialog's five), and every declared route has one.
+    # The loop saw fixtures, each HTTP function's in its own events/<function>/ folder, and every
+    # declared route has one.
     assert checked, "no API Gateway v2 fixture was found under events/"
-    assert checked == sorted((REPO / "events" / "intercept-session").glob("*.json"))
+    http_functions = [f for f in functions().values() if f.routes]
+    assert checked == sorted(
+        p for f in http_functions for p in (REPO / "events" / f.kebab_name).glob("*.json")
+    )
     assert covered == set(routes)
 
 

@@ -33,6 +33,13 @@ def make_token(sub: str, secret: str, *, ttl: int = 3600, **extra: Any) -> str:
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
+def service_token(secret: str, **extra: Any) -> str:
+    """What Supabase's service_role key is: `role: service_role`, no `sub`, no `aud`."""
+    now = int(time.time())
+    claims = {"iss": "supabase", "role": "service_role", "iat": now, "exp": now + 3600, **extra}
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
 class UserFactory:
     def __init__(self, db: Any, secret: str) -> None:
         self.db = db

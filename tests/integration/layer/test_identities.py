@@ -4,26 +4,16 @@ security included; a user's JWT acts for its own `sub` only."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-import jwt
 import pytest
 
 from tests.support.api import ApiClient, trigger_payload
 from tests.support.dialog import BORED, reason, start
 from tests.support.fixtures import TEST_JWT_SECRET
-from tests.support.users import AppUser, UserFactory
+from tests.support.users import AppUser, UserFactory, service_token
 
-
-def service_token(secret: str = TEST_JWT_SECRET, **extra: Any) -> str:
-    """What Supabase's service_role key is: `role: service_role`, no `sub`, no `aud`."""
-    now = int(time.time())
-    claims = {"iss": "supabase", "role": "service_role", "iat": now, "exp": now + 3600, **extra}
-    return jwt.encode(claims, secret, algorithm="HS256")
-
-
-SERVICE = service_token()
+SERVICE = service_token(TEST_JWT_SECRET)
 
 
 @pytest.fixture

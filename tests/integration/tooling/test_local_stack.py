@@ -18,7 +18,7 @@ import pytest
 from persona_rails_dev.demo import run_demo
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
 from persona_rails_dev.server import MAX_BODY_BYTES
-from persona_rails_dev.template import http_api_cors
+from persona_rails_dev.template import functions, http_api_cors
 
 
 def _connect(base_url: str, timeout: float = 30) -> http.client.HTTPConnection:
@@ -219,7 +219,9 @@ def test_the_access_log_shortens_long_paths_and_never_prints_queries(local_stack
 def test_each_functions_openapi_document_is_served(local_stack):
     status, _, body = _request(local_stack, "GET", "/openapi")
     assert status == 200
-    assert json.loads(body) == {"documents": ["/openapi/intercept-session.json"]}
+    served = sorted(f"/openapi/{f.kebab_name}.json" for f in functions().values() if f.routes)
+    assert "/openapi/intercept-session.json" in served
+    assert json.loads(body) == {"documents": served}
     status, _, body = _request(local_stack, "GET", "/openapi/intercept-session.json")
     assert status == 200
     document = json.loads(body)

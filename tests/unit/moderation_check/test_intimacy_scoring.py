@@ -153,7 +153,7 @@ def test_a_forbidden_keyword_rejects_at_its_stage_only():
     at_1 = verdict(rule.score, rule, text, policy=Policy.STAGE_AWARE, stage=1, lexicon=LEXICON)
     at_5 = verdict(rule.score, rule, text, policy=Policy.STAGE_AWARE, stage=5, lexicon=LEXICON)
     assert (at_1.label, at_1.forbidden) == (Label.REJECT, ("亲亲",))
-    assert "forbidden at stage 1 (stranger): 亲亲" == at_1.reason
+    assert at_1.reason == "forbidden at stage 1 (stranger): 亲亲"
     assert at_5.label is label_for(rule.score, LEXICON.stage_aware.stages[5].thresholds)
 
 

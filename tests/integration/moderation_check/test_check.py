@@ -1,0 +1,209 @@
+"""ModerationCheckFunction through its Lambda handler: the spec's payload in, its decision out,
+every check stored as its caller's decision record, retrieval reuse over real pgvector, the
+third-party LLM score through the real `openai` SDK, and bad input refused before scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from persona_rails.moderation import repository
+from persona_rails.settings import cached_settings
+from tests.support.fake_openai import Delay, RawBody, json_content, server_error
+from tests.support.fixtures import TEST_JWT_SECRET
+from tests.support.users import service_token
+
+PATH = "/moderation/check"
+
+
+def payload(text: str = "亲爱的，我好想你", *, stage: int = 2, policy: str = "default", **extra: Any) -> dict:
+    return {
+        "text": text,
+        "dimensions": ["intimacy"],
+        "context": {
+            "profile": {"persona": "温柔体贴的陪伴型角色", "intimacy_stage": stage},
+            "profile_version": "v1.0",
+        },
+        "policy": policy,
+        **extra,
+    }
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings() -> Iterator[None]:
+    cached_settings.cache_clear()
+    yield
+    cached_settings.cache_clear()
+
+
+def _rows(db, table: str, user_id: str) -> list[dict]:
+    with db.as_owner() as tx:
+        return tx.rows(
+            f"SELECT * FROM public.{table} WHERE user_id = CAST(:u AS uuid) ORDER BY created_at", u=user_id
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "score", "final"),
+    [
+        ("你好，今天过得怎么样？", 0.2, "pass"),
+        ("谢谢你的帮助", 0.23, "pass"),
+        ("我很关心你，希望你一切都好", 0.28, "pass"),
+        ("亲爱的，我好想你", 0.8, "reject"),
+        ("老婆，我爱你，想和你一起睡", 0.88, "reject"),
+    ],
+)
+def test_the_spec_examples_over_http(api, users, db, text, score, final):
+    user = users.create()
+    reply = api.post(PATH, user.token, payload(text))
+    assert reply.status == 200, reply.body
+    intimacy = reply.body["results"]["intimacy"]
+    assert (intimacy["score"], intimacy["label"], reply.body["decision"]["final"]) == (score, final, final)
+    assert intimacy["sources"] == {"rule": score, "local_model": None, "third_party": None}
+    assert intimacy["reused"] is False
+    (check,) = _rows(db, "moderation_checks", user.id)
+    (record,) = _rows(db, "decision_records", user.id)
+    assert str(check["id"]) == str(record["id"]) == reply.body["check_id"]
+    assert (record["kind"], record["source"], record["function_name"]) == (
+        "moderation.intimacy",
+        "offline",
+        "ModerationCheckFunction",
+    )
+    assert record["inputs"]["text"] == text
+    assert record["config_version"] == reply.body["policy"]["version"]
+
+
+def test_an_identical_text_reuses_the_earlier_decision_at_the_same_stage_and_policy_only(api, users, db):
+    user = users.create()
+    first = api.post(PATH, user.token, payload()).body
+    again = api.post(PATH, user.token, payload()).body["results"]["intimacy"]
+    assert (again["reused"], again["reused_from"], again["similarity"]) == (True, first["check_id"], 1.0)
+    assert again["label"] == first["results"]["intimacy"]["label"]
+    # Another stage, or another policy (so another policy version), is never reused across.
+    assert api.post(PATH, user.token, payload(stage=4)).body["results"]["intimacy"]["reused"] is False
+    other_policy = api.post(PATH, user.token, payload(policy="stage_aware")).body
+    assert other_policy["results"]["intimacy"]["reused"] is False
+    assert other_policy["policy"]["version"].startswith("stage_aware@")
+    # And never across users: another user's history is invisible under RLS.
+    stranger = users.create()
+    assert api.post(PATH, stranger.token, payload()).body["results"]["intimacy"]["reused"] is False
+    records = _rows(db, "decision_records", user.id)
+    assert [r["source"] for r in records] == ["offline", "retrieval", "offline", "offline"]
+
+
+def test_the_retrieval_threshold_is_configurable(api, users, monkeypatch):
+    user = users.create()
+    api.post(PATH, user.token, payload("亲爱的，我好想你"))
+    near = payload("亲爱的，我好想你！")
+    # The offline embedder puts these at about 0.94: under the default 0.95, over 0.9.
+    assert api.post(PATH, user.token, near).body["results"]["intimacy"]["reused"] is False
+    monkeypatch.setenv("PERSONA_RAILS_MODERATION_RETRIEVAL_THRESHOLD", "0.9")
+    cached_settings.cache_clear()
+    reused = api.post(PATH, user.token, payload("亲爱的，我好想你！!")).body["results"]["intimacy"]
+    assert reused["reused"] is True
+    assert 0.9 <= reused["similarity"] < 1.0
+
+
+def test_a_retrieval_error_degrades_to_computing_the_scores(api, users, monkeypatch):
+    user = users.create()
+    api.post(PATH, user.token, payload())
+
+    def broken(*args: Any, **kwargs: Any) -> list:
+        return [("SELECT no_such_column FROM public.moderation_checks", {})]
+
+    monkeypatch.setattr(repository, "nearest_check", broken)
+    reply = api.post(PATH, user.token, payload())
+    assert reply.status == 200
+    assert reply.body["results"]["intimacy"]["reused"] is False
+    assert reply.body["results"]["intimacy"]["score"] == 0.8
+
+
+def test_a_backend_acts_for_the_user_it_names(api, users, db):
+    user = users.create()
+    service = service_token(TEST_JWT_SECRET)
+    reply = api.post(PATH, service, payload("谢谢你的帮助", user_id=user.id))
+    assert reply.status == 200, reply.body
+    assert [str(r["id"]) for r in _rows(db, "moderation_checks", user.id)] == [reply.body["check_id"]]
+    missing = api.post(PATH, service, payload("谢谢你的帮助"))
+    assert (missing.status, missing.error["field"]) == (422, "user_id")
+    other = users.create()
+    mismatch = api.post(PATH, user.token, payload(user_id=other.id))
+    assert mismatch.status == 403
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"dimensions": ["violence"]}, "dimensions"),
+        ({"dimensions": []}, "dimensions"),
+        ({"policy": "lenient"}, "policy"),
+        ({"text": None}, "text"),
+        ({"text": ""}, "text"),
+        ({"text": "长" * 4001}, "text"),
+        (
+            {"context": {"profile": {"persona": "", "intimacy_stage": "three"}}},
+            "context.profile.intimacy_stage",
+        ),
+        ({"context": {"profile": {"persona": "", "intimacy_stage": 6}}}, "context.profile.intimacy_stage"),
+        ({"context": {"profile": {"persona": ""}}}, "context.profile.intimacy_stage"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_bad_input_is_a_422_naming_the_field_and_nothing_is_stored(api, users, db, change, field):
+    user = users.create()
+    body = payload()
+    body.update(change)
+    if body.get("text") is None:
+        body.pop("text")
+    reply = api.post(PATH, user.token, body)
+    assert reply.status == 422, reply.body
+    assert reply.error["field"] == field
+    assert _rows(db, "moderation_checks", user.id) == []
+
+
+def test_unauthenticated_checks_are_401(api):
+    assert api.post(PATH, None, payload()).status == 401
+
+
+def test_the_third_party_llm_score_is_fused_recorded_and_cached(api, users, db, fake_openai):
+    user = users.create()
+    fake_openai.script(json_content({"score": 0.9}))
+    reply = api.post(PATH, user.token, payload("我很关心你，希望你一切都好"))
+    intimacy = reply.body["results"]["intimacy"]
+    assert intimacy["sources"] == {"rule": 0.28, "local_model": None, "third_party": 0.9}
+    assert intimacy["score"] == round((0.4 * 0.28 + 0.7 * 0.9) / 1.1, 4)
+    assert intimacy["label"] == "rewrite"
+    sent = fake_openai.last_request.body
+    assert sent["response_format"]["json_schema"]["schema"]["required"] == ["score"]
+    (record,) = _rows(db, "decision_records", user.id)
+    assert (record["source"], record["raw_reply"]) == ("llm", '{"score": 0.9}')
+    # The score is cached per text, stage and policy version: forget the check, ask again.
+    with db.as_owner() as tx:
+        tx.execute("DELETE FROM public.moderation_checks WHERE user_id = CAST(:u AS uuid)", u=user.id)
+    again = api.post(PATH, user.token, payload("我很关心你，希望你一切都好")).body["results"]["intimacy"]
+    assert (again["reused"], again["sources"]["third_party"]) == (False, 0.9)
+    assert len(fake_openai.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        server_error(500),
+        Delay(30, then=json_content({"score": 0.9})),
+        RawBody(b"not json"),
+        json_content({"score": 1.7}),
+        json_content({"verdict": "bad"}),
+    ],
+    ids=["500", "timeout", "not-json", "out-of-range", "wrong-shape"],
+)
+def test_an_llm_fault_degrades_to_no_third_party_score(api, users, db, fake_openai, behaviour):
+    user = users.create()
+    fake_openai.script(behaviour)
+    reply = api.post(PATH, user.token, payload("我很关心你，希望你一切都好"))
+    assert reply.status == 200
+    intimacy = reply.body["results"]["intimacy"]
+    assert (intimacy["sources"]["third_party"], intimacy["score"], intimacy["label"]) == (None, 0.28, "pass")
+    (record,) = _rows(db, "decision_records", user.id)
+    assert (record["source"], record["raw_reply"]) == ("offline", None)
