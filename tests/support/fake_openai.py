@@ -15,6 +15,8 @@ Behaviours:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import socket
 import struct
@@ -30,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 COMPLETIONS_PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
 # How long a handler thread may wait on a silent client before giving up (never reached by the SDK).
 _SOCKET_TIMEOUT_SECONDS = 10.0
 _JOIN_TIMEOUT_SECONDS = 5.0
@@ -153,10 +156,37 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         request = ReceivedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
         fake.record(request)
+        if self.path == EMBEDDINGS_PATH:
+            self._embeddings(fake, request)
+            return
         if self.path != COMPLETIONS_PATH:
             self._error(ErrorStatus(404, f"fake-openai: no route {self.path}", "invalid_request_error"))
             return
         self._perform(fake.next_behaviour(), request)
+
+    def _embeddings(self, fake: FakeOpenAI, request: ReceivedRequest) -> None:
+        """A deterministic vector per input text (its SHA-256 stretched to the requested size), in
+        the float list or the base64 float32 encoding the SDK asks for; `fake.embedding_fault`
+        answers instead when set."""
+        if fake.embedding_fault is not None:
+            self._perform(fake.embedding_fault, request)
+            return
+        body = request.body if isinstance(request.body, dict) else {}
+        dimensions = int(body.get("dimensions") or 8)
+        seed = hashlib.sha256(str(body.get("input")).encode()).digest()
+        raw = [((seed[i % len(seed)] + i) % 251) / 251 - 0.5 for i in range(dimensions)]
+        norm = sum(value * value for value in raw) ** 0.5
+        vector = [value / norm for value in raw]
+        encoded: Any = vector
+        if body.get("encoding_format") == "base64":
+            encoded = base64.b64encode(struct.pack(f"<{dimensions}f", *vector)).decode()
+        payload = {
+            "object": "list",
+            "data": [{"object": "embedding", "index": 0, "embedding": encoded}],
+            "model": body.get("model", "fake-embedding"),
+            "usage": {"prompt_tokens": 8, "total_tokens": 8},
+        }
+        self._send(200, json.dumps(payload).encode())
 
     def _perform(self, behaviour: Behaviour, request: ReceivedRequest) -> None:
         if isinstance(behaviour, Delay):
@@ -286,6 +316,8 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._script: deque[Behaviour] = deque()
         self._requests: list[ReceivedRequest] = []
+        # What /v1/embeddings answers instead of a vector, when set (a fault to degrade from).
+        self.embedding_fault: Behaviour | None = None
         # Unexpected exceptions inside the fake itself; the fixture fails the test if any occurred.
         self.errors: list[str] = []
         self._server: _Server | None = None

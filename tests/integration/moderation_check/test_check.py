@@ -207,3 +207,30 @@ def test_an_llm_fault_degrades_to_no_third_party_score(api, users, db, fake_open
     assert (intimacy["sources"]["third_party"], intimacy["score"], intimacy["label"]) == (None, 0.28, "pass")
     (record,) = _rows(db, "decision_records", user.id)
     assert (record["source"], record["raw_reply"]) == ("offline", None)
+
+
+def test_openai_embeddings_are_used_when_configured_and_the_offline_ones_on_a_fault(
+    api, users, db, fake_openai, monkeypatch
+):
+    monkeypatch.setenv("PERSONA_RAILS_EMBEDDING_MODEL", "text-embedding-3-small")
+    monkeypatch.setenv("PERSONA_RAILS_MODERATION_LLM_SCORE", "false")
+    cached_settings.cache_clear()
+    user = users.create()
+    first = api.post(PATH, user.token, payload()).body
+    (request,) = [r for r in fake_openai.requests if r.path == "/v1/embeddings"]
+    assert (request.body["model"], request.body["dimensions"]) == ("text-embedding-3-small", 256)
+    again = api.post(PATH, user.token, payload()).body["results"]["intimacy"]
+    assert (again["reused"], again["reused_from"]) == (True, first["check_id"])
+    with db.as_owner() as tx:
+        embedders = [
+            row["embedder"]
+            for row in tx.rows(
+                "SELECT embedder FROM public.moderation_checks WHERE user_id = CAST(:u AS uuid)", u=user.id
+            )
+        ]
+    assert embedders == ["openai:text-embedding-3-small/256"] * 2
+    # The embeddings endpoint fails: the offline embedder answers, in its own vector space, so
+    # nothing made by the other embedder is reused.
+    fake_openai.embedding_fault = server_error(503)
+    degraded = api.post(PATH, user.token, payload()).body["results"]["intimacy"]
+    assert (degraded["reused"], degraded["score"]) == (False, 0.8)
