@@ -26,6 +26,10 @@ class Caller:
     user_id: str
     kind: CallerKind
 
+    def __post_init__(self) -> None:
+        # A uuid.UUID is as good as its text, and the claims reach Postgres as JSON.
+        object.__setattr__(self, "user_id", str(self.user_id))
+
     @property
     def claims(self) -> dict[str, Any]:
         """The claims published to Postgres: those of the user's own session, whoever called."""

@@ -191,3 +191,11 @@ def test_the_weekly_event_fixtures_are_what_the_scheduler_and_operators_send():
         (REPO / "events" / "weekly-summary" / "scheduled.json").read_text(encoding="utf-8")
     )
     assert set(scheduled) == {"scheduled_time"}
+
+
+def test_a_bad_moderation_setting_fails_the_cold_start():
+    function = functions()["ModerationCheckFunction"]
+    env = lambda_env(function, PERSONA_RAILS_MODERATION_RETRIEVAL_THRESHOLD="1.5")
+    result = run_python(f"import {function.module}", env=env)
+    assert result.returncode != 0
+    assert "PERSONA_RAILS_MODERATION_RETRIEVAL_THRESHOLD" in result.stderr

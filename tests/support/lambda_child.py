@@ -22,7 +22,9 @@ def lambda_env(function: Function, *, code_uri: Path | None = None, **variables:
     """The function's environment; `code_uri` swaps in another copy of its code (a broken one, say)."""
     env = lambda_environment(function, overrides={**QUIET, **variables})
     if code_uri is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(code_uri), *map(str, function.layer_paths), *site_packages()])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(code_uri), *map(str, function.layer_paths), *site_packages()]
+        )
     return env
 
 

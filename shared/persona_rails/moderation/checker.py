@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from persona_rails.errors import Invalid
-from persona_rails.moderation.scoring import stage_for_level
+from persona_rails.moderation.scoring import Policy, stage_for_level
 from persona_rails.observability import count, logger
 from persona_rails.settings import _Base
 
@@ -43,6 +43,12 @@ FAIL_CLOSED_REASON = "moderation_service_error"
 FAILURE_METRIC = "IntimacyCheckFailed"
 
 Library = Callable[[dict[str, Any]], Mapping[str, Any]]
+# Statuses with which the service refuses the input itself (not the caller's credentials).
+_INPUT_REFUSED = frozenset({400, 413, 422})
+
+
+def _is_json(response: Any) -> bool:
+    return str(response.headers.get("content-type", "")).startswith("application/json")
 
 
 class ModerationClientSettings(_Base):
@@ -50,7 +56,8 @@ class ModerationClientSettings(_Base):
 
     base_url: str = Field(default="http://localhost:8000", min_length=1, validation_alias=MODERATION_BASE_URL)
     timeout_seconds: float = Field(default=5.0, gt=0, validation_alias=MODERATION_TIMEOUT_SECONDS)
-    policy: str = Field(default="default", min_length=1, validation_alias=MODERATION_POLICY)
+    # An unknown policy fails the cold start here, instead of failing (open) every check later.
+    policy: Policy = Field(default=Policy.DEFAULT, validation_alias=MODERATION_POLICY)
     use_library: bool = Field(default=True, validation_alias=MODERATION_USE_LIBRARY)
     allow_http_fallback: bool = Field(default=True, validation_alias=MODERATION_ALLOW_HTTP_FALLBACK)
     fail_open: bool = Field(default=True, validation_alias=MODERATION_FAIL_OPEN)
@@ -172,6 +179,10 @@ class IntimacyChecker:
                 mode = Mode.HTTP
                 response = self._ask_http(payload)
             result = parse_response(response)
+        except Invalid:
+            # The service refused this reply or persona as input: the caller's mistake, not an
+            # outage, and failing open would let exactly the unchecked text through.
+            raise
         except Exception as exc:  # noqa: BLE001 - §6.1: every failure of the chain becomes a result
             return self._degraded(mode, exc)
         self.last_mode = mode
@@ -196,7 +207,18 @@ class IntimacyChecker:
             headers=headers,
             timeout=self.settings.timeout_seconds,
         )
-        response.raise_for_status()  # any non-2xx, redirects included, is a failure
+        if response.status_code in _INPUT_REFUSED:
+            # The same refusal library mode raises as Invalid: the reply itself was not checkable.
+            error = _field(response.json() if _is_json(response) else {}, "error")
+            raise Invalid(
+                str(error.get("code") or "validation_error"),
+                str(
+                    error.get("message")
+                    or f"the moderation service refused the input ({response.status_code})"
+                ),
+                field=str(error.get("field") or "text"),
+            )
+        response.raise_for_status()  # any other non-2xx, redirects included, is a failure
         return response.json()
 
     def _degraded(self, mode: Mode, exc: Exception) -> IntimacyCheckResult:

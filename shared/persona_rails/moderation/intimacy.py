@@ -10,7 +10,15 @@ from typing import Any
 
 from persona_rails.moderation.lexicon import Lexicon
 from persona_rails.moderation.schemas import IntimacyResult, SourceScores
-from persona_rails.moderation.scoring import Label, Policy, decide, fuse, rule_score, verdict
+from persona_rails.moderation.scoring import (
+    Label,
+    Policy,
+    decide,
+    forbidden_words,
+    fuse,
+    rule_score,
+    verdict,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,17 @@ def evaluate(
         reused=False,
     )
     return Evaluation(result, decide([judged.label]))
+
+
+def may_reuse(earlier: dict[str, Any], text: str, *, stage: int, policy: Policy, lexicon: Lexicon) -> bool:
+    """Reuse saves the model calls; it never overrides what the rules see in the new text.
+
+    A long text with a few words appended can be as similar as 0.99 to the earlier one, so the
+    earlier label stands only if the new text has the same rule score (the same lexicon hits)
+    and no word forbidden at this stage."""
+    if rule_score(text, lexicon).score != earlier.get("rule_score"):
+        return False
+    return policy is not Policy.STAGE_AWARE or not forbidden_words(text, stage, lexicon)
 
 
 def reused(earlier: dict[str, Any]) -> Evaluation | None:

@@ -87,7 +87,8 @@ class Lexicon(BaseModel):
 
     @cached_property
     def compiled_patterns(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(pattern) for pattern in self.high_patterns)
+        # DOTALL: a reply may hold newlines, and "好想\n你" is the same reply as "好想你".
+        return tuple(re.compile(pattern, re.DOTALL) for pattern in self.high_patterns)
 
 
 @cache

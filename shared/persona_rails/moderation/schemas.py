@@ -6,7 +6,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from persona_rails.moderation.scoring import Label, Policy
 from persona_rails.text import PrintableText, user_text
@@ -45,10 +45,16 @@ class CheckRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: CheckedText
-    dimensions: list[Dimension] = Field(min_length=1, max_length=len(Dimension))
+    dimensions: list[Dimension] = Field(min_length=1, max_length=20)
     context: CheckContext
     policy: Policy = Policy.DEFAULT
     user_id: UUID | None = None
+
+    @field_validator("dimensions")
+    @classmethod
+    def _each_once(cls, dimensions: list[Dimension]) -> list[Dimension]:
+        # ["intimacy", "intimacy"] asks for one check, not two.
+        return list(dict.fromkeys(dimensions))
 
 
 class SourceScores(BaseModel):

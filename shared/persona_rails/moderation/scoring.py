@@ -143,14 +143,17 @@ def thresholds_for(policy: Policy, stage: int, lexicon: Lexicon) -> Thresholds:
     return DEFAULT_THRESHOLDS
 
 
+def forbidden_words(text: str, stage: int, lexicon: Lexicon) -> tuple[str, ...]:
+    """The stage-aware policy's words that reject at this stage, found in the text."""
+    return _found(text, text.casefold(), lexicon.stage_aware.stages[stage].forbidden)
+
+
 def verdict(
     score: float, rule: RuleScore, text: str, *, policy: Policy, stage: int, lexicon: Lexicon
 ) -> Verdict:
     """The plugin's label for a fused score, with a reason naming what decided it."""
     thresholds = thresholds_for(policy, stage, lexicon)
-    forbidden: tuple[str, ...] = ()
-    if policy is Policy.STAGE_AWARE:
-        forbidden = _found(text, text.casefold(), lexicon.stage_aware.stages[stage].forbidden)
+    forbidden = forbidden_words(text, stage, lexicon) if policy is Policy.STAGE_AWARE else ()
     label = Label.REJECT if forbidden else label_for(score, thresholds)
     return Verdict(
         label,

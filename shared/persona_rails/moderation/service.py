@@ -21,11 +21,11 @@ from pydantic import Field, ValidationError
 from persona_rails import env
 from persona_rails.config import Artifact, json_path
 from persona_rails.db import Database, DbError
-from persona_rails.errors import Invalid
+from persona_rails.errors import Invalid, NotFound
 from persona_rails.identity import Caller
 from persona_rails.moderation import repository
 from persona_rails.moderation.embedding import embed
-from persona_rails.moderation.intimacy import Evaluation, evaluate, reused
+from persona_rails.moderation.intimacy import Evaluation, evaluate, may_reuse, reused
 from persona_rails.moderation.lexicon import Lexicon
 from persona_rails.moderation.schemas import (
     CheckContext,
@@ -42,6 +42,7 @@ from persona_rails.settings import LlmSettings, _Base
 
 LocalModel = Callable[[str, CheckContext], "float | None"]
 DEFAULT_FUNCTION = "ModerationCheckFunction"
+FOREIGN_KEY_VIOLATION = "23503"
 
 
 class ModerationSettings(_Base):
@@ -107,11 +108,16 @@ class ModerationService:
         )
 
         third: ThirdPartyScore | None = None
+        third_fault: str | None = None
         outcome: Evaluation | None = None
-        if earlier is not None and earlier["similarity"] >= self.settings.retrieval_threshold:
+        if (
+            earlier is not None
+            and earlier["similarity"] >= self.settings.retrieval_threshold
+            and may_reuse(earlier, text, stage=stage, policy=policy, lexicon=self.lexicon.value)
+        ):
             outcome = reused(earlier)
         if outcome is None:
-            third = cached or self._third_party(text, stage, profile.persona)
+            third, third_fault = (cached, None) if cached else self._third_party(text, stage, profile.persona)
             outcome = evaluate(
                 text,
                 stage=stage,
@@ -138,6 +144,9 @@ class ModerationService:
             "profile_version": request.context.profile_version,
             "embedder": embedding.embedder,
             "local_model_score": outcome.result.sources.local_model,
+            # Why the LLM gave no score when it was asked (timeout, malformed ...): the reply
+            # itself is kept only when it gave one.
+            "third_party_fault": third_fault,
             "reused": earlier if outcome.result.reused else None,
         }
         statements = [
@@ -182,7 +191,13 @@ class ModerationService:
                     raw=third.raw_reply,
                 )
             )
-        self.db.run_as_user(caller.claims, *statements)
+        try:
+            self.db.run_as_user(caller.claims, *statements)
+        except DbError as exc:
+            if exc.sqlstate == FOREIGN_KEY_VIOLATION:
+                # A service-role caller named a user_id that has no account.
+                raise NotFound("user_not_found", "no such user", field="user_id") from None
+            raise
         count(f"Moderation{outcome.final.capitalize()}")
         logger.info(
             "moderation check",
@@ -218,15 +233,16 @@ class ModerationService:
         )
         return earlier, cached
 
-    def _third_party(self, text: str, stage: int, persona: str) -> ThirdPartyScore | None:
+    def _third_party(self, text: str, stage: int, persona: str) -> tuple[ThirdPartyScore | None, str | None]:
+        """The LLM's score, or None and the fault that stopped it (§17.4: the check goes on)."""
         if not (self.settings.llm_score and self.llm.configured):
-            return None
+            return None, None
         try:
-            return get_intimacy_score(self.llm, text, stage=stage, persona=persona)
+            return get_intimacy_score(self.llm, text, stage=stage, persona=persona), None
         except ThirdPartyAPIError as exc:
             count("ModerationThirdPartyError")
             logger.warning("third-party score unavailable", extra={"fallback_reason": exc.reason})
-            return None
+            return None, exc.reason
 
 
 def replayable_output(response: CheckResponse) -> dict[str, Any]:

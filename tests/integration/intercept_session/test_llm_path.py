@@ -258,7 +258,12 @@ def test_reason_travels_only_as_escaped_data(dialog: Dialog, reason: str):
         # Valid JSON, but "\u0000" cannot be stored: the turn must fall back, not fail to save.
         pytest.param(
             json_content(
-                {"reason_category": "work", "verdict": "allow", "confidence": 0.9, "justification": "a\u0000b"}
+                {
+                    "reason_category": "work",
+                    "verdict": "allow",
+                    "confidence": 0.9,
+                    "justification": "a\u0000b",
+                }
             ),
             "malformed",
             id="nul-in-justification",

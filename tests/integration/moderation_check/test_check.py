@@ -234,3 +234,45 @@ def test_openai_embeddings_are_used_when_configured_and_the_offline_ones_on_a_fa
     fake_openai.embedding_fault = server_error(503)
     degraded = api.post(PATH, user.token, payload()).body["results"]["intimacy"]
     assert (degraded["reused"], degraded["score"]) == (False, 0.8)
+
+
+HARMLESS = "今天天气不错，我们聊聊最近读的书吧。" * 14  # about 250 characters, nothing from the lexicon
+
+
+@pytest.mark.parametrize(
+    ("policy", "appended", "label"),
+    [("stage_aware", "一起睡", "reject"), ("default", "亲爱的，我好想你", "reject")],
+)
+def test_reuse_never_overrides_what_the_rules_see_in_the_new_text(api, users, policy, appended, label):
+    user = users.create()
+    first = api.post(PATH, user.token, payload(HARMLESS, stage=1, policy=policy)).body
+    assert first["decision"]["final"] == "pass"
+    # A few words appended to a long text keep it ~0.99 similar; the new words still count.
+    longer = api.post(PATH, user.token, payload(HARMLESS + appended, stage=1, policy=policy)).body
+    intimacy = longer["results"]["intimacy"]
+    assert (intimacy["reused"], longer["decision"]["final"]) == (False, label)
+    # The same long text again is still reused: the guard costs nothing when nothing changed.
+    assert api.post(PATH, user.token, payload(HARMLESS, stage=1, policy=policy)).body["results"]["intimacy"][
+        "reused"
+    ]
+
+
+def test_a_backend_naming_a_user_without_an_account_gets_404_not_500(api, db):
+    service = service_token(TEST_JWT_SECRET)
+    reply = api.post(PATH, service, payload(user_id="99999999-9999-4999-8999-999999999999"))
+    assert (reply.status, reply.error["code"], reply.error["field"]) == (404, "user_not_found", "user_id")
+
+
+def test_duplicate_dimensions_ask_for_one_check(api, users):
+    user = users.create()
+    reply = api.post(PATH, user.token, payload(dimensions=["intimacy", "intimacy"]))
+    assert reply.status == 200
+    assert list(reply.body["results"]) == ["intimacy"]
+
+
+def test_why_the_llm_gave_no_score_is_recorded(api, users, db, fake_openai):
+    user = users.create()
+    fake_openai.script(RawBody(b"not json"))
+    api.post(PATH, user.token, payload("谢谢你的帮助"))
+    (record,) = _rows(db, "decision_records", user.id)
+    assert (record["source"], record["inputs"]["third_party_fault"]) == ("offline", "malformed")

@@ -141,3 +141,42 @@ def test_a_check_whose_text_was_not_kept_says_it_cannot_be_replayed(
     capfd.readouterr()
     assert replay(functions()[FUNCTION], database_url, [record_id]) == 2
     assert "not replayable: the inputs were not kept" in capfd.readouterr().out
+
+
+def test_a_reply_the_service_refuses_as_input_raises_instead_of_failing_open(users, db, http_base_url):
+    from persona_rails.errors import Invalid
+
+    user = users.create()
+    service = moderation_service(db)
+    caller = Caller(user.id, CallerKind.USER)
+    library = IntimacyChecker(
+        client(MODERATION_FAIL_OPEN="true"), library=partial(service.check_payload, caller)
+    )
+    over_http = IntimacyChecker(
+        client(
+            MODERATION_FAIL_OPEN="true", MODERATION_BASE_URL=http_base_url, MODERATION_USE_LIBRARY="false"
+        ),
+        token=lambda: user.token,
+    )
+    for checker in (library, over_http):
+        for reply in ("亲爱的\x07，我好想你", "亲爱的" + "。" * 4001, ""):
+            with pytest.raises(Invalid) as refused:
+                checker.check(reply, 50, "温柔体贴的陪伴型角色")
+            assert refused.value.field == "text"
+
+
+def test_an_unknown_policy_setting_fails_at_start_not_open_at_every_check():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="MODERATION_POLICY"):
+        client(MODERATION_POLICY="Stage_Aware")
+
+
+def test_a_caller_given_a_uuid_works_as_its_text(users, db):
+    import uuid
+
+    user = users.create()
+    caller = Caller(uuid.UUID(user.id), CallerKind.USER)  # type: ignore[arg-type]
+    checker = IntimacyChecker(client(), library=partial(moderation_service(db).check_payload, caller))
+    assert checker.check("谢谢你的帮助", 10, "").passed is True
+    assert checker.last_mode is Mode.LIBRARY

@@ -15,6 +15,7 @@ from persona_rails.templates import fit
 def catalog():
     return personas()
 
+
 # The spec's templates, character for character.
 SPEC_TEMPLATES = {
     "strict-father": {

@@ -165,3 +165,8 @@ def test_the_lexicon_is_versioned_and_validated():
         Lexicon.model_validate(broken)
     with pytest.raises(ValueError, match="must rise"):
         Thresholds(warn=0.6, rewrite=0.5, reject=0.8)
+
+
+def test_patterns_match_across_a_line_break():
+    assert rule_score("亲爱的\n我好想你", LEXICON).score == 0.8
+    assert rule_score("好想\n你", LEXICON).patterns == ("好想.*你",)
