@@ -144,7 +144,11 @@ class IntimacyPlugin:
             *_, nearest, cache_rows = service.db.run_as_user(
                 caller.claims,
                 *repository.nearest_check(
-                    embedding.as_pgvector(), stage=stage, policy_version=version, embedder=embedding.embedder
+                    embedding.as_pgvector(),
+                    user_id=caller.user_id,
+                    stage=stage,
+                    policy_version=version,
+                    embedder=embedding.embedder,
                 ),
                 repository.cached_llm_score(digest, stage=stage, policy_version=version),
             )
