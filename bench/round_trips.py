@@ -128,8 +128,30 @@ INTERCEPT_DIALOG = (
         200,
     ),
 )
+MODERATION_ROUTE = "POST /moderation/check"
+
+
+def _moderation_body(session_id: str) -> dict[str, Any]:
+    # A new text every time (the session id is fresh): each check is computed, not reused.
+    return {
+        "text": f"我很关心你，今天过得怎么样？{session_id[:8]}",
+        "dimensions": ["intimacy"],
+        "context": {
+            "profile": {"persona": "温柔体贴的陪伴型角色", "intimacy_stage": 2},
+            "profile_version": "v1.0",
+        },
+        "policy": "default",
+    }
+
+
+MODERATION_CHECK = (
+    Step(MODERATION_ROUTE, lambda f, u, sid: _event(f, MODERATION_ROUTE, u, sid, _moderation_body(sid)), 200),
+)
 # A new HTTP function adds its flow here; the benchmark refuses to run without one.
-FLOWS: dict[str, tuple[Step, ...]] = {"InterceptSessionFunction": INTERCEPT_DIALOG}
+FLOWS: dict[str, tuple[Step, ...]] = {
+    "InterceptSessionFunction": INTERCEPT_DIALOG,
+    "ModerationCheckFunction": MODERATION_CHECK,
+}
 
 
 def http_functions() -> list[Function]:

@@ -4,7 +4,8 @@
 
 Order matters on a small machine: the two child-process benchmarks run first, before the warm
 benchmark has grown its database, and each one starts and deletes its own embedded Postgres
-(the round-trip benchmark too, behind its delaying proxy).
+(the round-trip benchmark too, behind its delaying proxy). The moderation benchmark runs last:
+it loads 200,000 stored checks and builds their HNSW index (several minutes).
 --strict exits 1 when a target is missed; by default the run only reports.
 """
 
@@ -14,7 +15,7 @@ import argparse
 import os
 import time
 
-from bench import cold_start, import_costs, round_trips, warm_latency
+from bench import cold_start, import_costs, moderation, round_trips, warm_latency
 from bench.common import Report, emit, machine_summary
 
 
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_summary(), flush=True)
     started = time.monotonic()
     reports: list[Report] = []
-    for benchmark in (import_costs.run, cold_start.run, warm_latency.run, round_trips.run):
+    for benchmark in (import_costs.run, cold_start.run, warm_latency.run, round_trips.run, moderation.run):
         report = benchmark()
         emit(report)
         reports.append(report)

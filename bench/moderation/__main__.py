@@ -1,0 +1,5 @@
+"""`python -m bench.moderation`."""
+
+from bench.moderation import main
+
+raise SystemExit(main())
