@@ -1,5 +1,5 @@
 # Two commands on a fresh machine (Python 3.11+):
-#   make dev    set up, start the local stack on the embedded defaults, run a dialog end to end
+#   make dev    set up, start the local stack on the embedded defaults, run a dialog and three moderation checks end to end
 #   make test   set up, then lint, type-check and run the whole test suite with coverage
 VENV ?= .venv
 PYTHON ?= python3

@@ -49,9 +49,13 @@ def test_serve_runs_the_demo_of_every_function_that_has_one(local_stack, databas
     assert completed.returncode == 0, completed.stderr[-3000:]
     out = completed.stdout
     assert "InterceptSessionFunction: ready in" in out
+    assert "ModerationCheckFunction: ready in" in out
     # The scheduled function has no route, so it is not served.
     assert "WeeklySummaryFunction" not in out
     assert "=== S5-S6 decision: POST" in out
+    # ModerationCheckFunction's hook: the spec's examples checked over HTTP.
+    assert "=== moderation: POST /moderation/check -> 200" in out
+    assert '"final": "reject"' in out
     assert "Dialog completed end to end." in out
 
 
