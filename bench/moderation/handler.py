@@ -41,6 +41,7 @@ from bench.moderation.corpus import (
     SEED,
     chinese_corpus,
 )
+from bench.round_trips import _one_round_trip as one_round_trip
 
 if TYPE_CHECKING:
     from persona_rails_dev.lambda_runtime import Handler
@@ -315,28 +316,10 @@ def measure_round_trips(
                             result.reused_trips.append(counted.round_trips)
                             result.reused_ns.append(elapsed)
                             result.reused_ok += bool(body["results"]["intimacy"]["reused"])
-            result.one_round_trip = one_round_trip(proxy.url_for(database_url), max(checks, 100))
+            result.one_round_trip = one_round_trip(proxy, database_url, max(checks, 100))
         finally:
             release_handler_state()
     return result
-
-
-def one_round_trip(url: str, count: int) -> list[int]:
-    """The proxy's price of one round trip: a simple-protocol `SELECT 1` (one flight) on pg8000."""
-    import pg8000.native
-
-    from persona_rails.db.url import connect_kwargs
-
-    connection = pg8000.native.Connection(**connect_kwargs(url))
-    try:
-        samples = []
-        for _ in range(count):
-            started = time.perf_counter_ns()
-            connection.run("SELECT 1")
-            samples.append(time.perf_counter_ns() - started)
-        return samples
-    finally:
-        connection.close()
 
 
 @dataclass

@@ -4,7 +4,8 @@
 - `users`: real auth.users rows with signed JWTs (user and service-role callers);
 - `api`: every HTTP function in template.yaml, invoked with API Gateway v2 events;
 - `fake_openai`: the real `openai` SDK pointed at a scripted OpenAI-compatible server on 127.0.0.1;
-- `logs`: what the Powertools logger wrote during a test.
+- `logs`: what the Powertools logger wrote during a test;
+- `round_trip_proxy`: the handlers' DATABASE_URL through a counting proxy (round trips per request).
 
 A test that asks for `database_url` (directly or through `db`, `users` or `api`) touches the
 database and is marked `integration` automatically.
@@ -118,3 +119,29 @@ def logs() -> Iterator[io.StringIO]:
     logger.addHandler(handler)
     yield buffer
     logger.removeHandler(handler)
+
+
+def _forget_handler_database() -> None:
+    """Drop the handler's cached Database and settings, so the next request reads DATABASE_URL."""
+    from persona_rails.db import get_database
+    from persona_rails.settings import cached_settings
+
+    if get_database.cache_info().currsize:
+        get_database().close()
+    get_database.cache_clear()
+    cached_settings.cache_clear()
+
+
+@pytest.fixture
+def round_trip_proxy(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The handlers' DATABASE_URL through a counting proxy (no delay): round trips per request."""
+    from tests.support.delay_proxy import DelayProxy
+
+    with DelayProxy.to(database_url, delay_seconds=0) as counting:
+        monkeypatch.setenv("DATABASE_URL", counting.url_for(database_url))
+        _forget_handler_database()
+        try:
+            yield counting
+        finally:
+            # Close the proxied connection before the proxy stops; later tests reconnect directly.
+            _forget_handler_database()

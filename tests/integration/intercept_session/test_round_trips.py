@@ -7,13 +7,9 @@ once on a warm connection, and the connection's start-up is checked apart.
 """
 
 import uuid
-from collections.abc import Iterator
-
-import pytest
 
 from persona_rails_dev.template import functions
 from tests.support.api import trigger_payload
-from tests.support.delay_proxy import DelayProxy
 from tests.support.dialog import appeal, decide, reason, start
 
 FUNCTION_ID = "InterceptSessionFunction"
@@ -30,41 +26,18 @@ BUDGETS = {
 }
 
 
-def _forget_handler_database() -> None:
-    """Drop the handler's cached Database and settings, so the next request reads DATABASE_URL."""
-    from persona_rails.db import get_database
-    from persona_rails.settings import cached_settings
-
-    if get_database.cache_info().currsize:
-        get_database().close()
-    get_database.cache_clear()
-    cached_settings.cache_clear()
-
-
-@pytest.fixture
-def proxy(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[DelayProxy]:
-    with DelayProxy.to(database_url, delay_seconds=0) as counting:
-        monkeypatch.setenv("DATABASE_URL", counting.url_for(database_url))
-        _forget_handler_database()
-        try:
-            yield counting
-        finally:
-            # Close the proxied connection before the proxy stops; later tests reconnect directly.
-            _forget_handler_database()
-
-
-def test_every_route_stays_within_its_round_trip_budget(api, users, proxy):
+def test_every_route_stays_within_its_round_trip_budget(api, users, round_trip_proxy):
     user = users.create()
     rule = users.rule(user)
 
     # Cold: the first request opens the handler's one connection through the proxy.
-    with proxy.measure() as cold:
+    with round_trip_proxy.measure() as cold:
         start(api, user, rule)
 
     measured: dict[str, int] = {}
 
     def count(route_key, call, status=200):
-        with proxy.measure() as warm:
+        with round_trip_proxy.measure() as warm:
             reply = call()
         # A failed request can stop short of its statements and pass any budget.
         assert reply.status == status, f"{route_key}: {reply.status} {reply.body}"

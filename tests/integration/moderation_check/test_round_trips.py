@@ -5,35 +5,18 @@ check makes 2: one transaction reads the nearest earlier check and the cached LL
 together, one writes the check, its decision record and any new LLM score.
 """
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.integration.intercept_session.test_round_trips import _forget_handler_database
 from tests.integration.moderation_check.test_check import PATH, payload
-from tests.support.delay_proxy import DelayProxy
 
 BUDGET = 4
 MEASURED = 2
 
 
-@pytest.fixture
-def proxy(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[DelayProxy]:
-    with DelayProxy.to(database_url, delay_seconds=0) as counting:
-        monkeypatch.setenv("DATABASE_URL", counting.url_for(database_url))
-        _forget_handler_database()
-        try:
-            yield counting
-        finally:
-            _forget_handler_database()
-
-
-def test_a_check_makes_two_round_trips_fresh_or_reused(api, users, proxy):
+def test_a_check_makes_two_round_trips_fresh_or_reused(api, users, round_trip_proxy):
     user = users.create()
     api.post(PATH, user.token, payload("你好"))  # opens the handler's connection through the proxy
     counts = {}
     for name, body in (("fresh", payload("亲爱的，我好想你")), ("reused", payload("亲爱的，我好想你"))):
-        with proxy.measure() as measured:
+        with round_trip_proxy.measure() as measured:
             reply = api.post(PATH, user.token, body)
         assert reply.status == 200, reply.body
         assert measured.counts.connections == 0
