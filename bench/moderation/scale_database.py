@@ -48,16 +48,9 @@ def previous_version(policy: str) -> str:
 
 def ngram_counts(text: str) -> str:
     """The offline embedder's vector before normalization (so that vectors of pieces add up)."""
-    import unicodedata
+    from persona_rails.moderation.embedding import ngram_counts as counts
 
-    from persona_rails.moderation.embedding import DIMENSIONS, NGRAM_SIZES, _bucket
-
-    normalized = unicodedata.normalize("NFC", text).casefold()
-    vector = [0] * DIMENSIONS
-    for size in NGRAM_SIZES:
-        for start in range(max(0, len(normalized) - size + 1)):
-            index, sign = _bucket(normalized[start : start + size])
-            vector[index] += int(sign)
+    vector = counts(text)
     return "[" + ",".join(map(str, vector)) + "]"
 
 

@@ -33,19 +33,26 @@ class Embedding:
         return "[" + ",".join(f"{value:.6f}" for value in self.vector) + "]"
 
 
-def _bucket(gram: str) -> tuple[int, float]:
+def _bucket(gram: str) -> tuple[int, int]:
     digest = hashlib.blake2b(gram.encode(), digest_size=8).digest()
     value = int.from_bytes(digest, "big")
-    return value % DIMENSIONS, (1.0 if value >> 63 else -1.0)
+    return value % DIMENSIONS, (1 if value >> 63 else -1)
 
 
-def offline_embedding(text: str) -> Embedding:
+def ngram_counts(text: str) -> list[int]:
+    """The offline vector before normalization: signed n-gram counts per bucket (so the counts
+    of a text's pieces add up to the text's, which the moderation benchmark relies on)."""
     normalized = unicodedata.normalize("NFC", text).casefold()
-    vector = [0.0] * DIMENSIONS
+    counts = [0] * DIMENSIONS
     for size in NGRAM_SIZES:
         for start in range(max(0, len(normalized) - size + 1)):
             index, sign = _bucket(normalized[start : start + size])
-            vector[index] += sign
+            counts[index] += sign
+    return counts
+
+
+def offline_embedding(text: str) -> Embedding:
+    vector = [float(count) for count in ngram_counts(text)]
     norm = math.sqrt(sum(value * value for value in vector))
     if norm:
         vector = [value / norm for value in vector]
