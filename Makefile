@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint typecheck unit openapi bench clean
+.PHONY: dev test lint typecheck unit openapi interview-schemas bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ unit: $(BIN)/.installed
 # Regenerate docs/openapi/<function>.json after changing a route (the tests fail while one is stale).
 openapi: $(BIN)/.installed
 	$(BIN)/rails openapi
+
+# Regenerate the interview artifacts' JSON Schemas after changing their models (a test fails while stale).
+interview-schemas: $(BIN)/.installed
+	PYTHONPATH=shared:functions/interview_turn $(BIN)/python -m interview_turn.schema_files
 
 $(BIN)/.bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

@@ -47,8 +47,9 @@ class ApiClient:
         body: Any = None,
         *,
         raw_body: str | bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Reply:
-        headers = {"content-type": "application/json", "user-agent": "pytest"}
+        headers = {"content-type": "application/json", "user-agent": "pytest", **(headers or {})}
         if token is not None:
             headers["authorization"] = f"Bearer {token}"
         payload = raw_body if raw_body is not None else (json.dumps(body) if body is not None else None)
@@ -59,8 +60,8 @@ class ApiClient:
     def post(self, path: str, token: str | None, body: Any = None, **kwargs: Any) -> Reply:
         return self.request("POST", path, token, body, **kwargs)
 
-    def get(self, path: str, token: str | None) -> Reply:
-        return self.request("GET", path, token)
+    def get(self, path: str, token: str | None, **kwargs: Any) -> Reply:
+        return self.request("GET", path, token, **kwargs)
 
     def invoke_event(self, event: dict[str, Any]) -> Reply:
         """Send a whole event (e.g. a fixture from events/) to the function owning its route."""

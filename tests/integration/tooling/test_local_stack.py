@@ -100,7 +100,9 @@ def test_a_cors_preflight_is_answered_as_the_templates_cors_configuration_says(l
     assert (status, body) == (204, b"")
     assert headers["access-control-allow-origin"] == "*"
     assert headers["access-control-allow-methods"].split(",") == list(cors.allow_methods)
-    assert set(headers["access-control-allow-headers"].split(",")) == {"authorization", "content-type"}
+    assert set(headers["access-control-allow-headers"].split(",")) == set(cors.allow_headers)
+    # What the routes need from a browser: the bearer token, JSON bodies, and idempotent retries.
+    assert {"authorization", "content-type", "idempotency-key"} <= set(cors.allow_headers)
 
 
 def test_a_cross_origin_response_carries_the_allow_origin_header(local_stack):

@@ -1,0 +1,1 @@
+"""InterviewTurnFunction: the memoir interviewer's control plane (router, depth governor, safety overlay)."""

@@ -1,0 +1,102 @@
+"""The loaded configuration the engine runs on: the artifacts, their patterns compiled once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from interview_turn.engine.policy import (
+    DepthGovernor,
+    NegativeConstraints,
+    PersonaProfiles,
+    RouterPolicy,
+    SignalLexicon,
+    StateMachines,
+)
+
+FLAGS = re.IGNORECASE
+
+
+def compiled(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern, FLAGS) for pattern in patterns)
+
+
+@dataclass(frozen=True)
+class CompiledLexicon:
+    self_harm: tuple[re.Pattern[str], ...]
+    acute_distress: tuple[re.Pattern[str], ...]
+    stop_request: tuple[re.Pattern[str], ...]
+    refusal: tuple[re.Pattern[str], ...]
+    discomfort: tuple[re.Pattern[str], ...]
+    topic_change: tuple[re.Pattern[str], ...]
+    hedges: tuple[re.Pattern[str], ...]
+    emotion: tuple[tuple[re.Pattern[str], float], ...]
+    intensifiers: tuple[re.Pattern[str], ...]
+    elaboration: tuple[re.Pattern[str], ...]
+    reflection: tuple[re.Pattern[str], ...]
+    correction: tuple[re.Pattern[str], ...]
+    specifics: tuple[re.Pattern[str], ...]
+    anchors: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    years: tuple[re.Pattern[str], ...]
+    ages: tuple[re.Pattern[str], ...]
+    # Place and name patterns rely on capitalization, so they are case-sensitive.
+    places: tuple[re.Pattern[str], ...]
+    names: tuple[re.Pattern[str], ...]
+    place_stopwords: frozenset[str]
+
+    @classmethod
+    def of(cls, lexicon: SignalLexicon) -> CompiledLexicon:
+        return cls(
+            self_harm=compiled(lexicon.hard_stops.self_harm),
+            acute_distress=compiled(lexicon.hard_stops.acute_distress),
+            stop_request=compiled(lexicon.hard_stops.stop_request),
+            refusal=compiled(lexicon.refusal),
+            discomfort=compiled(lexicon.discomfort),
+            topic_change=compiled(lexicon.topic_change),
+            hedges=compiled(lexicon.hedges),
+            emotion=tuple((re.compile(item.pattern, FLAGS), item.weight) for item in lexicon.emotion),
+            intensifiers=compiled(lexicon.intensifiers),
+            elaboration=compiled(lexicon.elaboration),
+            reflection=compiled(lexicon.reflection),
+            correction=compiled(lexicon.correction),
+            specifics=compiled(lexicon.specifics),
+            anchors=tuple((name, compiled(patterns)) for name, patterns in lexicon.facts.anchors.items()),
+            years=compiled(lexicon.facts.year),
+            ages=compiled(lexicon.facts.age),
+            places=tuple(re.compile(pattern) for pattern in lexicon.facts.place),
+            names=tuple(re.compile(pattern) for pattern in lexicon.facts.name),
+            place_stopwords=frozenset(lexicon.facts.place_stopwords),
+        )
+
+
+@dataclass(frozen=True)
+class CompiledConstraints:
+    """(rule id, fallback name, patterns) per prohibited-pattern rule, therapy framing last."""
+
+    rules: tuple[tuple[str, str, tuple[re.Pattern[str], ...]], ...]
+
+    @classmethod
+    def of(cls, constraints: NegativeConstraints) -> CompiledConstraints:
+        rules = [(c.id, c.fallback, compiled(c.patterns)) for c in constraints.constraints]
+        framing = constraints.therapy_framing
+        rules.append((framing.id, framing.fallback, compiled(framing.patterns)))
+        return cls(tuple(rules))
+
+
+@dataclass(frozen=True)
+class InterviewConfig:
+    router: RouterPolicy
+    depth: DepthGovernor
+    machines: StateMachines
+    constraints: NegativeConstraints
+    personas: PersonaProfiles
+    lexicon: SignalLexicon
+    system_prompt: str
+    # Recorded on every turn: one version for the six artifacts together (see artifacts.py).
+    version: str
+    compiled_lexicon: CompiledLexicon = field(init=False)
+    compiled_constraints: CompiledConstraints = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled_lexicon", CompiledLexicon.of(self.lexicon))
+        object.__setattr__(self, "compiled_constraints", CompiledConstraints.of(self.constraints))

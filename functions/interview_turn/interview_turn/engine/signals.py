@@ -1,0 +1,172 @@
+"""The signal extractor's deterministic default: bilingual (English and Chinese) heuristics.
+
+- vagueness: hedges and missing specifics (numbers, dates, seasons, places, people), and very
+  short answers;
+- emotion: a weighted lexicon, combined as independent evidence (1 - Π(1 - w)), nudged by
+  intensifiers;
+- contradiction: anchored facts of this answer against earlier answers on the same topic
+  (facts.py), discounted when the narrator marks a self-correction ("actually", "其实") and
+  silenced for a conflict already clarified once;
+- refusal or discomfort: refusal, discomfort and change-the-topic phrases; hard stops (stop
+  requests, acute distress, self-harm) are separate and outrank everything.
+
+The LLM-assisted mode (assisted.py) merges a model's scores into these, never replacing them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from interview_turn.engine.config import CompiledLexicon, InterviewConfig
+from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
+from interview_turn.engine.model import Fact, HardStop, Phase, TopicState
+
+_WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
+INTENSIFIER_STEP = 0.05
+INTENSIFIER_CAP = 0.1
+PHASE_BY_DEPTH = {0: Phase.WARMUP, 1: Phase.NARRATIVE, 2: Phase.REFLECTION, 3: Phase.DEPTH}
+
+
+@dataclass(frozen=True)
+class Signals:
+    vagueness_score: float
+    emotion_score: float
+    contradiction_score: float
+    refusal_or_discomfort: bool
+    conversation_phase: Phase
+    user_initiated_elaboration: bool
+    topic_id: str
+    prior_depth_level: int
+    hard_stop: HardStop | None
+    topic_change_requested: bool
+    reflective: bool
+    contradiction: FactConflict | None
+
+    def as_dict(self) -> dict[str, object]:
+        conflict = self.contradiction
+        return {
+            "vagueness_score": self.vagueness_score,
+            "emotion_score": self.emotion_score,
+            "contradiction_score": self.contradiction_score,
+            "refusal_or_discomfort": self.refusal_or_discomfort,
+            "conversation_phase": self.conversation_phase.value,
+            "user_initiated_elaboration": self.user_initiated_elaboration,
+            "topic_id": self.topic_id,
+            "prior_depth_level": self.prior_depth_level,
+            "hard_stop": self.hard_stop.value if self.hard_stop else None,
+            "topic_change_requested": self.topic_change_requested,
+            "contradiction": None
+            if conflict is None
+            else {
+                "kind": conflict.kind.value,
+                "anchor": conflict.anchor,
+                "earlier": conflict.earlier,
+                "current": conflict.current,
+                "earlier_turn": conflict.earlier_turn,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Extraction:
+    signals: Signals
+    facts: list[Fact]
+
+
+def words(text: str) -> int:
+    """Words in Latin script plus characters in CJK: a language-neutral length for heuristics."""
+    return len(_WORD.findall(text))
+
+
+def _any(patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+    return any(pattern.search(text) for pattern in patterns)
+
+
+def _count(patterns: tuple[re.Pattern[str], ...], text: str) -> int:
+    return sum(len(pattern.findall(text)) for pattern in patterns)
+
+
+def _score(value: float) -> float:
+    return round(min(1.0, max(0.0, value)), 2)
+
+
+def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
+    """Self-harm first: when a message holds both, the crisis guidance must not be lost."""
+    if _any(lexicon.self_harm, text):
+        return HardStop.SELF_HARM
+    if _any(lexicon.acute_distress, text):
+        return HardStop.ACUTE_DISTRESS
+    if _any(lexicon.stop_request, text):
+        return HardStop.STOP_REQUEST
+    return None
+
+
+def vagueness(text: str, lexicon: CompiledLexicon, short_answer_words: int) -> float:
+    hedges = _count(lexicon.hedges, text)
+    specifics = _count(lexicon.specifics, text)
+    score = 0.2 + 0.15 * hedges - 0.1 * min(specifics, 3)
+    if specifics == 0:
+        score += 0.25
+    if words(text) <= short_answer_words:
+        score += 0.15
+    return _score(score)
+
+
+def emotion(text: str, lexicon: CompiledLexicon) -> float:
+    calm = 1.0
+    for pattern, weight in lexicon.emotion:
+        # A feeling said twice is stronger evidence than once, but not three times stronger.
+        for _ in range(min(2, len(pattern.findall(text)))):
+            calm *= 1 - weight
+    if calm == 1.0:
+        return 0.0
+    boost = min(INTENSIFIER_CAP, INTENSIFIER_STEP * (_count(lexicon.intensifiers, text) + text.count("!")))
+    return _score(1 - calm + boost)
+
+
+def elaboration(text: str, lexicon: CompiledLexicon, config: InterviewConfig) -> bool:
+    limits = config.lexicon.thresholds
+    length = words(text)
+    if _any(lexicon.elaboration, text) or length >= limits.elaboration_min_tokens:
+        return True
+    return (
+        _count(lexicon.specifics, text) >= limits.elaboration_min_specifics
+        and length * 2 >= limits.elaboration_min_tokens
+    )
+
+
+def extract(
+    config: InterviewConfig, text: str, *, topic_id: str, topic: TopicState, turn_no: int
+) -> Extraction:
+    lexicon = config.compiled_lexicon
+    stop = hard_stop(text, lexicon)
+    topic_change = _any(lexicon.topic_change, text)
+    refusal = (
+        stop is not None or topic_change or _any(lexicon.refusal, text) or _any(lexicon.discomfort, text)
+    )
+    facts = extract_facts(text, lexicon, turn_no)
+    found = [c for c in conflicts(facts, topic.facts) if c.key not in topic.clarified]
+    conflict = max(found, key=lambda c: c.confidence, default=None)
+    contradiction = conflict.confidence if conflict else 0.0
+    if conflict and _any(lexicon.correction, text):
+        contradiction *= 1 - config.lexicon.thresholds.correction_discount
+    reflective = _any(lexicon.reflection, text)
+    phase = Phase.CLOSE if stop else PHASE_BY_DEPTH[topic.depth]
+    if reflective and topic.depth >= 1 and not stop:
+        phase = Phase.REFLECTION
+    signals = Signals(
+        vagueness_score=vagueness(text, lexicon, config.lexicon.thresholds.short_answer_tokens),
+        emotion_score=emotion(text, lexicon),
+        contradiction_score=_score(contradiction),
+        refusal_or_discomfort=refusal,
+        conversation_phase=phase,
+        user_initiated_elaboration=elaboration(text, lexicon, config),
+        topic_id=topic_id,
+        prior_depth_level=topic.depth,
+        hard_stop=stop,
+        topic_change_requested=topic_change,
+        reflective=reflective,
+        contradiction=conflict,
+    )
+    return Extraction(signals, facts)
