@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -199,3 +200,19 @@ def test_a_bad_moderation_setting_fails_the_cold_start():
     result = run_python(f"import {function.module}", env=env)
     assert result.returncode != 0
     assert "PERSONA_RAILS_MODERATION_RETRIEVAL_THRESHOLD" in result.stderr
+
+
+def test_a_broken_interview_artifact_fails_the_cold_start(tmp_path):
+    """A designer's mistake in config/ stops the deploy's first cold start, naming the file and
+    the JSON path, instead of reaching a narrator's turn."""
+    function = functions()["InterviewTurnFunction"]
+    copy = tmp_path / "code"
+    shutil.copytree(function.code_uri, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    policy = copy / "interview_turn" / "config" / "router-policy.json"
+    document = json.loads(policy.read_text(encoding="utf-8"))
+    document["priority"] = list(reversed(document["priority"]))
+    policy.write_text(json.dumps(document), encoding="utf-8")
+    result = run_python(f"import {function.module}", env=lambda_env(function, code_uri=copy))
+    assert result.returncode != 0
+    assert "router-policy.json: $.priority: " in result.stderr
+    assert "priority order" in result.stderr

@@ -50,7 +50,8 @@ def stale(directory: Path = SCHEMA_DIR) -> list[str]:
     return [
         name
         for name, document in documents().items()
-        if not (directory / name).exists() or (directory / name).read_text(encoding="utf-8") != render(document)
+        if not (directory / name).exists()
+        or (directory / name).read_text(encoding="utf-8") != render(document)
     ]
 
 

@@ -10,162 +10,32 @@ returns the stored turn instead of taking a new one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from interview_turn import repository
+from interview_turn import repository, views
 from interview_turn.artifacts import interview_config
-from interview_turn.engine import assisted, prompt
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import ENGINE_VERSION, Language, SessionState, TopicPlanItem, TurnInput
-from interview_turn.engine.safety import attached_constraints
-from interview_turn.engine.signals import Signals, extract
-from interview_turn.engine.turn import (
-    Plan,
-    TurnOutcome,
-    finish_turn,
-    initial_state,
-    plan_opening,
-    plan_turn,
-    resolve_topic,
-)
-from interview_turn.schemas import (
-    HistoryTurn,
-    LoopOut,
-    Narrator,
-    PlannedTopic,
-    SessionConsent,
-    SessionOut,
-    SessionStarted,
-    SessionStateOut,
-    StartSessionRequest,
-    TopicOut,
-    TurnContract,
-    TurnMeta,
-    TurnRequest,
-    TurnResponse,
-)
-from interview_turn.settings import InterviewSettings
+from interview_turn.engine.turn import initial_state, plan_opening, plan_turn
+from interview_turn.generation import Generated, assisted_signals, generate, turn_seed, with_signal_step
+from interview_turn.schemas import SessionOut, SessionStarted, StartSessionRequest, TurnRequest, TurnResponse
 from persona_rails.db import Database
 from persona_rails.errors import Conflict, NotFound
 from persona_rails.idempotency import fingerprint
 from persona_rails.identity import Caller
-from persona_rails.llm.step import Source, StepResult, run_step
-from persona_rails.llm.tokens import count_tokens
+from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings, cached_settings
+
+__all__ = ["get_session", "start_session", "submit_turn", "turn_seed"]
 
 Row = dict[str, Any]
 # Serialized turns re-plan when another turn wins the slot; beyond this many losses in a row
 # the session is too busy to be fair to this request.
 MAX_ATTEMPTS = 4
-_CONTRACT_FIELDS = tuple(TurnContract.model_fields)
-
-
-def turn_seed(session_id: str, turn_no: int) -> int:
-    """The template draw of a turn: fixed by the session and the turn number, so replays match."""
-    digest = hashlib.sha256(f"{session_id}:{turn_no}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
-
-
-@dataclass(frozen=True)
-class Generated:
-    outcome: TurnOutcome
-    source: Source
-    model: str | None
-    fallback_reason: str | None
-    latency_ms: int
-    raw_replies: dict[str, str | None]
-
-
-def _generate(
-    config: InterviewConfig, llm: LlmSettings, plan: Plan, user_text: str | None, previous: str | None
-) -> Generated:
-    """The Generator: the LLM with the persona, tactic and constraints attached, or the template."""
-    example = plan.offline_line()
-    step: StepResult[str]
-    if plan.uses_llm and llm.configured and user_text is not None:
-        step = run_step(
-            llm,
-            name="interview_turn",
-            messages=lambda: prompt.messages(
-                config,
-                persona=plan.persona,
-                tactic=plan.tactic,
-                depth_level=plan.depth_after,
-                language=plan.language,
-                constraints=attached_constraints(config, plan.persona),
-                example=example,
-                previous_line=previous,
-                user_text=user_text,
-            ),
-            reply_model=prompt.GeneratedTurn,
-            from_reply=lambda reply: reply.response_text,
-            offline=lambda: example,
-        )
-    else:
-        step = StepResult(example, Source.OFFLINE, None, None, 0, None)
-    outcome = finish_turn(config, plan, step.answer, count_tokens)
-    return Generated(
-        outcome,
-        step.source,
-        step.model,
-        step.fallback_reason,
-        step.latency_ms,
-        {"generation": step.raw_reply},
-    )
-
-
-def _assisted_signals(
-    config: InterviewConfig, llm: LlmSettings, state: SessionState, turn: TurnInput, previous: str | None
-) -> tuple[Signals | None, StepResult[assisted.AssistedSignals | None] | None]:
-    if not (llm.configured and cached_settings(InterviewSettings).llm_signals) or state.closed:
-        return None, None
-    topic_id = resolve_topic(config, state, turn.topic_id)
-    topic = state.topic(topic_id)
-    heuristic = extract(
-        config, turn.user_text, topic_id=topic_id, topic=topic, turn_no=state.turn_no + 1
-    ).signals
-    step: StepResult[assisted.AssistedSignals | None] = run_step(
-        llm,
-        name="interview_signals",
-        messages=lambda: assisted.messages(turn.user_text, topic.facts, previous),
-        reply_model=assisted.AssistedSignals,
-        from_reply=lambda reply: reply,
-        offline=lambda: None,
-    )
-    if step.answer is None:
-        return None, step
-    return assisted.merge(heuristic, step.answer, topic.facts), step
-
-
-def _contract(row: Row) -> dict[str, Any]:
-    return {name: row[name] for name in _CONTRACT_FIELDS}
-
-
-def _meta(row: Row, session_id: str, status: str) -> TurnMeta:
-    return TurnMeta(
-        turn_id=row["id"],
-        turn_no=row["turn_no"],
-        session_id=uuid.UUID(session_id),
-        session_status=status,  # type: ignore[arg-type]
-        config_version=row["config_version"],
-        source=row["source"],
-        created_at=row["created_at"],
-    )
-
-
-def _turn_response(row: Row, session_id: str, status: str) -> TurnResponse:
-    return TurnResponse(
-        **_contract(row),
-        signals=row["signals"],
-        winning_rule=row["winning_rule"],
-        turn=_meta(row, session_id, status),
-    )
 
 
 def _turn_row(
@@ -267,28 +137,12 @@ def _plan_items(request: StartSessionRequest) -> tuple[TopicPlanItem, ...]:
     return tuple(TopicPlanItem(**topic.model_dump()) for topic in request.topic_plan)
 
 
-def _started(session: Row, opening: Row) -> SessionStarted:
-    return SessionStarted(
-        session_id=session["id"],
-        status=session["status"],
-        narrator=Narrator(display_name=session["narrator_name"]),
-        language=session["language"],
-        locale=session["locale"],
-        topic_plan=[PlannedTopic(**item) for item in session["topic_plan"]],
-        consent=SessionConsent(sensitive_topics=session["sensitive_consent"]),
-        topic_id=opening["topic_id"],
-        opening=TurnContract(**_contract(opening)),
-        opening_turn=_meta(opening, str(session["id"]), session["status"]),
-        created_at=session["created_at"],
-    )
-
-
 def _existing_start(db: Database, caller: Caller, session_id: str) -> SessionStarted:
     sessions, turns = db.run_as_user(
         caller.claims, repository.session(session_id), repository.turns(session_id)
     )
     opening = next(turn for turn in turns if turn["turn_no"] == 0)
-    return _started(sessions[0], opening)
+    return views.started(sessions[0], opening)
 
 
 def start_session(
@@ -324,7 +178,7 @@ def start_session(
         ),
     )
     seed = turn_seed(session_id, 0)
-    generated = _generate(config, cached_settings(LlmSettings), plan_opening(config, state, seed), None, None)
+    generated = generate(config, cached_settings(LlmSettings), plan_opening(config, state, seed), None, None)
     opening = _turn_row(str(uuid.uuid4()), generated, config, user_text=None, request_print=None, key=None)
     session_row = {
         "id": session_id,
@@ -412,7 +266,7 @@ def submit_turn(
         )
         if stored is not None:
             count("TurnReplayed")
-            return _turn_response(stored, session_id, session["status"])
+            return views.turn_response(stored, session_id, session["status"])
         response = _take_turn(
             db, llm, caller, config=config, session=session, turn=turn, request_print=request_print, key=key
         )
@@ -438,18 +292,11 @@ def _take_turn(
     previous = session["last_response_text"]
     seed = turn_seed(session_id, state.turn_no + 1)
     # The LLM calls happen here, between the read and the write: no row is locked meanwhile.
-    merged, signal_step = _assisted_signals(config, llm, state, turn, previous)
+    merged, signal_step = assisted_signals(config, llm, state, turn, previous)
     plan = plan_turn(config, state, turn, seed, merged)
-    generated = _generate(config, llm, plan, turn.user_text, previous)
+    generated = generate(config, llm, plan, turn.user_text, previous)
     if signal_step is not None:
-        generated = Generated(
-            generated.outcome,
-            Source.LLM if signal_step.source is Source.LLM else generated.source,
-            generated.model or signal_step.model,
-            generated.fallback_reason or signal_step.fallback_reason,
-            generated.latency_ms + signal_step.latency_ms,
-            {"signals": signal_step.raw_reply, **generated.raw_replies},
-        )
+        generated = with_signal_step(generated, signal_step)
     outcome = generated.outcome
     after = outcome.state_after
     turn_id = str(uuid.uuid4())
@@ -484,7 +331,7 @@ def _take_turn(
     if not written:
         return None
     _log_turn(session_id, generated, plan.turn_no)
-    return _turn_response(written[0], session_id, written[0]["session_status"])
+    return views.turn_response(written[0], session_id, written[0]["session_status"])
 
 
 # Reading a session
@@ -494,51 +341,5 @@ def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
     sessions, turns = db.run_as_user(
         caller.claims, repository.session(session_id), repository.turns(session_id)
     )
-    session = _found(sessions, session_id)
-    state = SessionState.from_json(session["engine_state"])
     count("SessionRead")
-    return SessionOut(
-        session_id=session["id"],
-        status=session["status"],
-        closed_reason=session["closed_reason"],
-        narrator=Narrator(display_name=session["narrator_name"]),
-        language=session["language"],
-        locale=session["locale"],
-        topic_plan=[PlannedTopic(**item) for item in session["topic_plan"]],
-        state=SessionStateOut(
-            topic_id=state.topic_id,
-            depth_level=state.topic(state.topic_id).depth,
-            turn_count=state.turn_no,
-            last_turn_increased_depth=state.last_increase,
-            loop=LoopOut(machine=state.loop.machine, steps=state.loop.steps) if state.loop else None,
-            sensitive_consent=state.sensitive_consent,
-            topics=[
-                TopicOut(
-                    topic_id=topic_id,
-                    depth_level=topic.depth,
-                    escalations=topic.escalations,
-                    facts=len(topic.facts),
-                )
-                for topic_id, topic in state.topics.items()
-            ],
-        ),
-        turns=[
-            HistoryTurn(
-                **_contract(turn),
-                turn_no=turn["turn_no"],
-                turn_id=turn["id"],
-                user_text=turn["user_text"],
-                signals=turn["signals"],
-                winning_rule=turn["winning_rule"],
-                depth_decision=turn["depth_decision"],
-                depth_reason=turn["depth_reason"],
-                violated_rule_ids=turn["violated_rule_ids"],
-                source=turn["source"],
-                config_version=turn["config_version"],
-                created_at=turn["created_at"],
-            )
-            for turn in turns
-        ],
-        created_at=session["created_at"],
-        closed_at=session["closed_at"],
-    )
+    return views.session_out(_found(sessions, session_id), turns)

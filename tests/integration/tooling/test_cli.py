@@ -56,6 +56,12 @@ def test_serve_runs_the_demo_of_every_function_that_has_one(local_stack, databas
     # ModerationCheckFunction's hook: the spec's examples checked over HTTP.
     assert "=== moderation: POST /moderation/check -> 200" in out
     assert '"final": "reject"' in out
+    # InterviewTurnFunction's hook: a short interview with a refusal and a stop request.
+    assert "InterviewTurnFunction: ready in" in out
+    assert "=== interview: POST /interview/sessions -> 201" in out
+    assert '"winning_rule": "vagueness"' in out
+    assert '"safety_action": "redirect"' in out
+    assert '"safety_action": "stop"' in out
     assert "Dialog completed end to end." in out
 
 

@@ -106,7 +106,9 @@ class RouterPolicy(_Artifact):
     description: str = ""
     thresholds: Thresholds
     priority: list[str] = Field(json_schema_extra={"const": [rule.value for rule in SPEC_PRIORITY]})
-    routes: dict[str, Route] = Field(description="Each rule's persona and state machine, as the spec fixes them.")
+    routes: dict[str, Route] = Field(
+        description="Each rule's persona and state machine, as the spec fixes them."
+    )
     session: SessionLimits
 
     @field_validator("priority")
