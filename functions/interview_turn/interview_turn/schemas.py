@@ -55,7 +55,11 @@ class Narrator(_Strict):
 class PlannedTopic(_Strict):
     topic_id: TopicId
     title: TopicTitle
-    sensitive: bool = False
+    sensitive: bool = Field(
+        default=False,
+        description="Touches the sensitive core (grief, illness, conflict): stays at the narrative level "
+        "until the narrator consents to sensitive topics.",
+    )
     max_depth: int | None = Field(default=None, ge=0, le=3, description="Tightens the default depth budget.")
     max_escalations: int | None = Field(
         default=None, ge=0, le=10, description="Tightens the escalation budget."

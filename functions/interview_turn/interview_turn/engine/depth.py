@@ -52,11 +52,15 @@ class DepthDecision:
 
 
 def budget_for(governor: DepthGovernor, plan: TopicPlanItem | None, sensitive_consent: bool) -> Budget:
-    """A topic plan may tighten the configured budget, never loosen it."""
+    """Consent to sensitive topics opens `max_sensitive_depth`; without it a topic the plan marks
+    sensitive stays at `sensitive_topic_depth_without_consent`. A plan item may tighten the
+    budget, never loosen it."""
     default = governor.default_budget
     ceiling = default.max_sensitive_depth if sensitive_consent else default.max_depth
     escalations = default.max_escalations_per_topic
     if plan is not None:
+        if plan.sensitive and not sensitive_consent:
+            ceiling = min(ceiling, governor.sensitive_topic_depth_without_consent)
         if plan.max_depth is not None:
             ceiling = min(ceiling, plan.max_depth)
         if plan.max_escalations is not None:

@@ -157,6 +157,8 @@ class DepthGovernor(_Artifact):
     distress_hard_stop_threshold: Score
     step_sideways_emotion_threshold: Score
     refusal_decrease: int = Field(ge=0, le=3)
+    # A topic the plan marks sensitive stays this shallow until the narrator consents.
+    sensitive_topic_depth_without_consent: Depth
     default_budget: Budget
 
     @field_validator("levels")
