@@ -96,7 +96,7 @@ def assisted_signals(
     )
     if step.answer is None:
         return None, step
-    return assisted.merge(heuristic, step.answer, topic.facts), step
+    return assisted.merge(heuristic, step.answer, topic), step
 
 
 def with_signal_step(generated: Generated, step: StepResult[assisted.AssistedSignals | None]) -> Generated:

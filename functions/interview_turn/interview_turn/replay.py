@@ -41,7 +41,7 @@ def replay(record: DecisionRecord) -> dict[str, Any]:
                 config, turn.user_text, topic_id=topic_id, topic=topic, turn_no=state.turn_no + 1
             )
             answer = parse_reply(replies["signals"], assisted.AssistedSignals)
-            signals = assisted.merge(heuristic.signals, answer, topic.facts)
+            signals = assisted.merge(heuristic.signals, answer, topic)
         plan = plan_turn(config, state, turn, seed, signals)
     if "generation" in replies:
         candidate = parse_reply(replies["generation"], GeneratedTurn).response_text

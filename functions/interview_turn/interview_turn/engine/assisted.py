@@ -7,7 +7,8 @@ heuristic extractor stored for this topic (by index) and the value it now hears.
 something they did not say. The merge only ever adds caution:
 - vagueness: the mean of the two scores; emotion: the higher;
 - contradiction: the higher, with the heuristic's conflict kept when it found one;
-- refusal, elaboration and hard stops: either source can raise them, neither can clear them.
+- refusal, elaboration and hard stops: either source can raise them, neither can clear them (of
+  two hard stops the graver wins), and a conflict already clarified is not raised again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from interview_turn.engine.facts import FactConflict
-from interview_turn.engine.model import Fact, HardStop, Phase
+from interview_turn.engine.model import Fact, HardStop, Phase, TopicState
 from interview_turn.engine.signals import Signals
 
 MAX_LISTED_FACTS = 20
@@ -62,14 +63,24 @@ def messages(user_text: str, facts: tuple[Fact, ...], previous_line: str | None)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def merge(heuristic: Signals, assisted: AssistedSignals, facts: tuple[Fact, ...]) -> Signals:
+# The most severe hard stop wins: self-harm's crisis guidance must never be lost to a milder one.
+_SEVERITY = (HardStop.SELF_HARM, HardStop.ACUTE_DISTRESS, HardStop.STOP_REQUEST)
+
+
+def _graver(first: HardStop | None, second: HardStop | None) -> HardStop | None:
+    found = [stop for stop in (first, second) if stop is not None]
+    return min(found, key=_SEVERITY.index, default=None)
+
+
+def merge(heuristic: Signals, assisted: AssistedSignals, topic: TopicState) -> Signals:
     conflict = heuristic.contradiction
     contradiction = heuristic.contradiction_score
     cited = assisted.contradiction
-    listed = listed_facts(facts)
+    listed = listed_facts(topic.facts)
     if cited is not None and cited.fact_index < len(listed) and assisted.contradiction_score > contradiction:
         earlier = listed[cited.fact_index]
-        if earlier.value.casefold() != cited.current_value.casefold():
+        # A conflict clarified once is not raised again, whoever noticed it.
+        if earlier.value.casefold() != cited.current_value.casefold() and earlier.key not in topic.clarified:
             contradiction = assisted.contradiction_score
             conflict = conflict or FactConflict(
                 earlier.kind,
@@ -79,9 +90,9 @@ def merge(heuristic: Signals, assisted: AssistedSignals, facts: tuple[Fact, ...]
                 earlier.turn_no,
                 contradiction,
             )
-    hard_stop = heuristic.hard_stop
-    if hard_stop is None and assisted.hard_stop != "none":
-        hard_stop = HardStop(assisted.hard_stop)
+    hard_stop = _graver(
+        heuristic.hard_stop, None if assisted.hard_stop == "none" else HardStop(assisted.hard_stop)
+    )
     return replace(
         heuristic,
         vagueness_score=round((heuristic.vagueness_score + assisted.vagueness_score) / 2, 2),

@@ -104,8 +104,9 @@ def govern(
         return decided(before, Reason.CONSECUTIVE)
     if signals.emotion_score >= governor.distress_hard_stop_threshold:
         return decided(before, Reason.DISTRESS)
-    if before + governor.max_increase_per_turn > budget.max_depth:
+    target = before + governor.max_increase_per_turn
+    if target > budget.max_depth:
         return decided(before, Reason.DEPTH_BUDGET)
     if topic.escalations >= budget.max_escalations:
         return decided(before, Reason.ESCALATION_BUDGET)
-    return decided(before + governor.max_increase_per_turn, Reason.ESCALATED)
+    return decided(target, Reason.ESCALATED)

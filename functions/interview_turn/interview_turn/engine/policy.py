@@ -12,7 +12,7 @@ import re
 import string
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from interview_turn.engine.model import SPEC_PRIORITY, Persona
 
@@ -44,7 +44,8 @@ def _compiles(pattern: str) -> str:
     return pattern
 
 
-Pattern = Annotated[str, Field(min_length=1, max_length=2000)]
+# Compiled where it is declared, so a bad expression is reported at its own JSON path.
+Pattern = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_compiles)]
 
 
 def _placeholders(template: str) -> set[str]:
@@ -231,11 +232,6 @@ class Constraint(_Artifact):
     patterns: list[Pattern] = Field(min_length=1)
     fallback: str
 
-    @field_validator("patterns")
-    @classmethod
-    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        return [_compiles(pattern) for pattern in patterns]
-
 
 class Monologue(_Artifact):
     id: str
@@ -259,11 +255,6 @@ class TherapyFraming(_Artifact):
     instruction: str
     patterns: list[Pattern] = Field(min_length=1)
     fallback: str
-
-    @field_validator("patterns")
-    @classmethod
-    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        return [_compiles(pattern) for pattern in patterns]
 
 
 class HardStopLines(_Artifact):
@@ -376,11 +367,6 @@ class WeightedPattern(_Artifact):
     pattern: Pattern
     weight: Score
 
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        return _compiles(pattern)
-
 
 Patterns = Annotated[list[Pattern], Field(min_length=1)]
 
@@ -426,29 +412,7 @@ class SignalLexicon(_Artifact):
     thresholds: ExtractorThresholds
 
     @model_validator(mode="after")
-    def _patterns_compile(self) -> SignalLexicon:
-        groups = [
-            self.hard_stops.self_harm,
-            self.hard_stops.acute_distress,
-            self.hard_stops.stop_request,
-            self.refusal,
-            self.discomfort,
-            self.topic_change,
-            self.hedges,
-            self.intensifiers,
-            self.elaboration,
-            self.reflection,
-            self.correction,
-            self.specifics,
-            self.facts.year,
-            self.facts.age,
-            self.facts.place,
-            self.facts.name,
-            *self.facts.anchors.values(),
-        ]
-        for group in groups:
-            for pattern in group:
-                _compiles(pattern)
+    def _one_group_per_fact_pattern(self) -> SignalLexicon:
         for kind, patterns in (
             ("age", self.facts.age),
             ("year", self.facts.year),

@@ -42,6 +42,7 @@ OPENING_RULE = "opening"
 DEESCALATE_TACTIC = "stabilize_and_offer_choice"
 REDIRECT_TACTIC = "redirect_topic"
 OVERRIDE_TACTIC = "safe_fallback"
+EMOTIONAL_MACHINE = "emotional_expansion"
 HARD_STOP_TACTICS = {
     HardStop.STOP_REQUEST: "close_gracefully",
     HardStop.ACUTE_DISTRESS: "pause_and_ground",
@@ -225,9 +226,11 @@ def _choose(
         if landing is not None:
             return _Choice(persona, REDIRECT_TACTIC, safety_lines.redirect, SafetyAction.REDIRECT, landing)
         return _Choice(persona, DEESCALATE_TACTIC, safety_lines.deescalate, SafetyAction.DEESCALATE)
-    # Past the distress threshold, stabilize: the route stands, the depth holds, the log says so.
-    high_risk = signals.emotion_score >= config.depth.distress_hard_stop_threshold
-    safety = SafetyAction.DEESCALATE if high_risk else SafetyAction.NONE
+    if signals.emotion_score >= config.depth.distress_hard_stop_threshold:
+        # Past the distress threshold, stabilize and offer a choice instead of probing further
+        # (spec: Failure Handling); the winning rule stays on record, the depth holds.
+        stabilize = config.machines.machines[EMOTIONAL_MACHINE].exit.fallback
+        return _Choice(stabilize.persona, stabilize.tactic, stabilize.templates, SafetyAction.DEESCALATE)
     machine = config.router.routes[rule.value].state_machine
     if machine is None:
         tactic = _base_tactic(decision)
@@ -235,14 +238,14 @@ def _choose(
             Persona.EMPATHY_BASE,
             tactic,
             config.personas.personas[Persona.EMPATHY_BASE].tactics[tactic],
-            safety,
+            SafetyAction.NONE,
         )
     step = advance(config.machines, machine, state.loop, same_topic=same_topic)
     return _Choice(
         step.persona,
         step.tactic,
         step.lines,
-        safety,
+        SafetyAction.NONE,
         loop_after=step.loop_after,
         loop_state=step.loop_state,
         loop_steps=step.step,
@@ -359,18 +362,18 @@ def finish_turn(
     config: InterviewConfig, plan: Plan, candidate: str, count_tokens: TokenCounter
 ) -> TurnOutcome:
     persona, tactic, safety = plan.persona, plan.tactic, plan.safety_action
-    core = candidate.strip()
-    violations = post_check(config, core, persona, measure(core, count_tokens))
-    if violations:
-        persona, tactic, safety = Persona.SAFETY_FALLBACK, OVERRIDE_TACTIC, SafetyAction.OVERRIDE
-        core = fill(
-            pick(config.constraints.fallbacks[violations[0].fallback], plan.language, plan.seed), plan.values
-        )
     sideways = (
         pick(config.constraints.step_sideways, plan.language, plan.seed) if plan.step_sideways else None
     )
-    text = join(plan.language, core, sideways, plan.crisis_guidance)
+    # What the narrator reads is checked whole: the candidate with the lines the engine adds.
+    text = join(plan.language, candidate.strip(), sideways, plan.crisis_guidance)
     metrics = measure(text, count_tokens)
+    violations = post_check(config, text, persona, metrics)
+    if violations:
+        persona, tactic, safety = Persona.SAFETY_FALLBACK, OVERRIDE_TACTIC, SafetyAction.OVERRIDE
+        fallback = pick(config.constraints.fallbacks[violations[0].fallback], plan.language, plan.seed)
+        text = join(plan.language, fill(fallback, plan.values), sideways, plan.crisis_guidance)
+        metrics = measure(text, count_tokens)
     contract = {
         "persona_used": persona.value,
         "topic_id": plan.state_after.topic_id,
