@@ -96,30 +96,33 @@ _RECORD_INSERT = f"""
 """
 
 
+# A started session with its opening turn (as JSON), for answering a retried start in one read.
+_STARTED = (
+    "SELECT s.*, to_jsonb(t) AS opening FROM public.interview_sessions s"
+    " JOIN public.interview_turns t ON t.session_id = s.id AND t.turn_no = 0"
+    " WHERE s.user_id = (SELECT auth.uid())"
+)
+
+
 def recent_start(fingerprint: str, window_seconds: int) -> Statement:
     """A session this caller started with the same request moments ago: a retry without a key."""
     return (
-        "SELECT id FROM public.interview_sessions WHERE user_id = (SELECT auth.uid())"
-        " AND start_fingerprint = :fingerprint"
-        " AND created_at > now() - make_interval(secs => CAST(:window AS double precision))"
-        " ORDER BY created_at DESC LIMIT 1",
+        f"{_STARTED} AND s.start_fingerprint = :fingerprint"
+        " AND s.created_at > now() - make_interval(secs => CAST(:window AS double precision))"
+        " ORDER BY s.created_at DESC LIMIT 1",
         {"fingerprint": fingerprint, "window": window_seconds},
     )
 
 
 def session_by_key(key: str) -> Statement:
-    return (
-        "SELECT id, start_fingerprint FROM public.interview_sessions"
-        " WHERE user_id = (SELECT auth.uid()) AND idempotency_key = :key",
-        {"key": key},
-    )
+    return (f"{_STARTED} AND s.idempotency_key = :key", {"key": key})
 
 
 def start_session(session: Row, opening: Row, record: Row) -> list[Statement]:
     """Insert the session, then its opening turn with the turn's decision record: two statements
     of one transaction, sent together. The turn's policy checks that the caller owns the session,
     which it can only see once the first statement has run. Both return nothing when the
-    caller's idempotency key is already taken."""
+    caller's idempotency key is already taken; else the new session and its opening turn."""
     insert_session = (
         """
         INSERT INTO public.interview_sessions (
@@ -130,7 +133,7 @@ def start_session(session: Row, opening: Row, record: Row) -> list[Statement]:
             CAST(:topic_plan AS jsonb), :sensitive_consent, :topic_id, CAST(:engine_state AS jsonb),
             :last_response_text, :config_version, :idempotency_key, :start_fingerprint)
         ON CONFLICT (user_id, idempotency_key) DO NOTHING
-        RETURNING id
+        RETURNING *
         """,
         {
             **session,
@@ -149,7 +152,7 @@ def start_session(session: Row, opening: Row, record: Row) -> list[Statement]:
               AND NOT EXISTS (SELECT 1 FROM public.interview_turns t WHERE t.session_id = s.id)
             RETURNING *
         ), record AS ({_RECORD_INSERT})
-        SELECT t.id FROM turn t
+        SELECT t.* FROM turn t
         """,
         {"session_id": session["id"], "turn_id": opening["id"], **turn_params, **_record_params(record)},
     )

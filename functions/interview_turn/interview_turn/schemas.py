@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
 from interview_turn.engine.model import Language, Persona, Phase, SafetyAction
 from persona_rails.text import user_text
@@ -55,19 +55,21 @@ class Narrator(_Strict):
 class PlannedTopic(_Strict):
     topic_id: TopicId
     title: TopicTitle
-    sensitive: bool = Field(
+    sensitive: StrictBool = Field(
         default=False,
         description="Touches the sensitive core (grief, illness, conflict): stays at the narrative level "
         "until the narrator consents to sensitive topics.",
     )
-    max_depth: int | None = Field(default=None, ge=0, le=3, description="Tightens the default depth budget.")
-    max_escalations: int | None = Field(
+    max_depth: StrictInt | None = Field(
+        default=None, ge=0, le=3, description="Tightens the default depth budget."
+    )
+    max_escalations: StrictInt | None = Field(
         default=None, ge=0, le=10, description="Tightens the escalation budget."
     )
 
 
 class SessionConsent(_Strict):
-    sensitive_topics: bool = Field(
+    sensitive_topics: StrictBool = Field(
         default=False, description="Allows depth 3 (the sensitive core) up to `max_sensitive_depth`."
     )
 
@@ -90,10 +92,10 @@ class StartSessionRequest(_Strict):
 
 
 class TurnConsent(_Strict):
-    go_deeper: bool = Field(
+    go_deeper: StrictBool = Field(
         default=False, description="Explicit consent to go one level deeper on this turn."
     )
-    sensitive_topics: bool | None = Field(
+    sensitive_topics: StrictBool | None = Field(
         default=None, description="Grant (true) or withdraw (false) the session's sensitive-topics consent."
     )
 
@@ -101,7 +103,7 @@ class TurnConsent(_Strict):
 class TurnRequest(_Strict):
     user_text: Answer
     topic_id: TopicId | None = None
-    consent: TurnConsent | bool | None = Field(
+    consent: TurnConsent | StrictBool | None = Field(
         default=None, description='`true` is shorthand for `{"go_deeper": true}`.'
     )
 

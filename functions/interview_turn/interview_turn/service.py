@@ -35,7 +35,7 @@ __all__ = ["get_session", "start_session", "submit_turn", "turn_seed"]
 Row = dict[str, Any]
 # Serialized turns re-plan when another turn wins the slot; beyond this many losses in a row
 # the session is too busy to be fair to this request.
-MAX_ATTEMPTS = 4
+MAX_ATTEMPTS = 8
 
 
 def _turn_row(
@@ -137,14 +137,6 @@ def _plan_items(request: StartSessionRequest) -> tuple[TopicPlanItem, ...]:
     return tuple(TopicPlanItem(**topic.model_dump()) for topic in request.topic_plan)
 
 
-def _existing_start(db: Database, caller: Caller, session_id: str) -> SessionStarted:
-    sessions, turns = db.run_as_user(
-        caller.claims, repository.session(session_id), repository.turns(session_id)
-    )
-    opening = next(turn for turn in turns if turn["turn_no"] == 0)
-    return views.started(sessions[0], opening)
-
-
 def start_session(
     db: Database, caller: Caller, request: StartSessionRequest, key: str | None
 ) -> tuple[SessionStarted, bool]:
@@ -163,7 +155,7 @@ def start_session(
                 field="Idempotency-Key",
             )
         count("SessionStartReplayed")
-        return _existing_start(db, caller, str(earlier[0]["id"])), False
+        return views.started(earlier[0], earlier[0]["opening"]), False
 
     session_id = str(uuid.uuid4())
     state = initial_state(
@@ -195,7 +187,9 @@ def start_session(
         "start_fingerprint": start_print,
     }
     record = _record(generated, config, {"opening": True, "state": state.to_json()}, seed)
-    inserted, _ = db.run_as_user(caller.claims, *repository.start_session(session_row, opening, record))
+    inserted, openings = db.run_as_user(
+        caller.claims, *repository.start_session(session_row, opening, record)
+    )
     if not inserted:
         # The same key won a race a moment ago: answer as its retry (or its conflict).
         return start_session(db, caller, request, key)
@@ -203,7 +197,7 @@ def start_session(
     logger.info(
         "interview session started", extra={"session_id": session_id, "language": state.language.value}
     )
-    return _existing_start(db, caller, session_id), True
+    return views.started(inserted[0], openings[0]), True
 
 
 # Taking a turn

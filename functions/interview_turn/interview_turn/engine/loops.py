@@ -41,7 +41,10 @@ def advance(machines: StateMachines, name: str, current: Loop | None, *, same_to
     # Bounded: the stored count stops one past the cap.
     loop_after = Loop(name, min(step, machine.max_steps + 1))
     if step > machine.max_steps:
+        # Past the cap no step runs: the count of steps executed stays at the cap.
         fallback = machine.exit.fallback
-        return LoopStep(name, step, True, fallback.persona, fallback.tactic, fallback.templates, loop_after)
+        return LoopStep(
+            name, machine.max_steps, True, fallback.persona, fallback.tactic, fallback.templates, loop_after
+        )
     state = machine.states[step - 1]
     return LoopStep(name, step, False, machine.persona, state.tactic, state.templates, loop_after, state.id)
