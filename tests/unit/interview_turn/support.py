@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jsonschema_rs import Draft202012Validator
+
 from interview_turn.artifacts import CONFIG_DIR, interview_config
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import (
@@ -31,11 +33,6 @@ from interview_turn.engine.turn import Plan, TurnOutcome, finish_turn, initial_s
 from persona_rails.llm.tokens import count_tokens
 
 SCHEMA_DIR = CONFIG_DIR / "schemas"
-
-try:  # The reference implementation, when installed.
-    from jsonschema import Draft202012Validator
-except ModuleNotFoundError:  # The Rust one schemathesis brings along.
-    from jsonschema_rs import Draft202012Validator
 
 
 def schema_errors(schema: dict[str, Any], document: Any) -> list[str]:
