@@ -79,6 +79,8 @@ class Step:
     route_key: str
     event: Callable[[Function, BenchUser, str], dict[str, Any]]
     status: int
+    # The response's `session_id` is the session the next steps use (the server picks it).
+    names_session: bool = False
 
 
 # --- the flows that exercise each function's routes ------------------------------------------------
@@ -147,10 +149,54 @@ def _moderation_body(session_id: str) -> dict[str, Any]:
 MODERATION_CHECK = (
     Step(MODERATION_ROUTE, lambda f, u, sid: _event(f, MODERATION_ROUTE, u, sid, _moderation_body(sid)), 200),
 )
+INTERVIEW_START = "POST /interview/sessions"
+INTERVIEW_TURN = "POST /interview/sessions/{session_id}/turns"
+INTERVIEW_ANSWER = (
+    "We moved to Boston in 1985, when I was twelve. My father had found work at the shipyard, and "
+    "he walked me to school every morning in the snow before his shift."
+)
+
+
+def _interview_start(function: Function, user: BenchUser, sid: str) -> dict[str, Any]:
+    # The client's key for this start: without one, the same body from the same user within a
+    # minute is answered as a retry of the first session (200 instead of 201).
+    event = _event(
+        function,
+        INTERVIEW_START,
+        user,
+        sid,
+        {
+            "narrator": {"display_name": "Margaret"},
+            "language": "en",
+            "topic_plan": [
+                {"topic_id": "childhood", "title": "your childhood"},
+                {"topic_id": "first_job", "title": "your first job"},
+            ],
+        },
+    )
+    event["headers"]["idempotency-key"] = sid
+    return event
+
+
+# Start a session, answer once, read it back (the session's id comes from the start's response).
+INTERVIEW_SESSION = (
+    Step(INTERVIEW_START, _interview_start, 201, names_session=True),
+    Step(
+        INTERVIEW_TURN,
+        lambda f, u, sid: _event(f, INTERVIEW_TURN, u, sid, {"user_text": INTERVIEW_ANSWER}),
+        200,
+    ),
+    Step(
+        "GET /interview/sessions/{session_id}",
+        lambda f, u, sid: _event(f, "GET /interview/sessions/{session_id}", u, sid, None),
+        200,
+    ),
+)
 # A new HTTP function adds its flow here; the benchmark refuses to run without one.
 FLOWS: dict[str, tuple[Step, ...]] = {
     "InterceptSessionFunction": INTERCEPT_DIALOG,
     "ModerationCheckFunction": MODERATION_CHECK,
+    "InterviewTurnFunction": INTERVIEW_SESSION,
 }
 
 
@@ -202,7 +248,9 @@ def _run_flows(
                     started = time.perf_counter_ns()
                     result = handler(event, context)
                     elapsed = time.perf_counter_ns() - started
-                expect_status(result, step.status, step.route_key)
+                body = expect_status(result, step.status, step.route_key)
+                if step.names_session:
+                    session_id = str(body["session_id"])
                 if cold is None:
                     cold = (counted.setup_round_trips, counted.request_round_trips)
                     continue

@@ -15,7 +15,7 @@ import argparse
 import os
 import time
 
-from bench import cold_start, import_costs, moderation, round_trips, warm_latency
+from bench import cold_start, import_costs, interview, moderation, round_trips, warm_latency
 from bench.common import Report, emit, machine_summary
 
 
@@ -30,7 +30,14 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_summary(), flush=True)
     started = time.monotonic()
     reports: list[Report] = []
-    for benchmark in (import_costs.run, cold_start.run, warm_latency.run, round_trips.run, moderation.run):
+    for benchmark in (
+        import_costs.run,
+        cold_start.run,
+        warm_latency.run,
+        round_trips.run,
+        interview.run,
+        moderation.run,
+    ):
         report = benchmark()
         emit(report)
         reports.append(report)

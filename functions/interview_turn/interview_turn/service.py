@@ -298,7 +298,8 @@ def _take_turn(
         turn_id, generated, config, user_text=turn.user_text, request_print=request_print, key=key
     )
     inputs = {
-        "state": state.to_json(),
+        # The state as read: the row's JSON already is what replay needs.
+        "state": session["engine_state"],
         "turn": {
             "user_text": turn.user_text,
             "topic_id": turn.topic_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
@@ -130,6 +131,7 @@ class Database:
                 connection = self._idle.get_nowait()
             except queue.Empty:
                 connection = pg8000.native.Connection(**self._kwargs)
+                _send_without_delay(connection)
                 return connection, self._first_batch(connection, batch, len(setup))
             try:
                 return connection, self._first_batch(connection, batch, len(setup))
@@ -219,6 +221,19 @@ class Database:
 
 def _role_setup(role: str, claims: dict[str, Any]) -> pipeline.Statement:
     return pipeline.Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
+
+
+def _send_without_delay(connection: Any) -> None:
+    """Turn off Nagle's algorithm on a TCP connection.
+
+    pg8000 writes through an 8 KiB buffer, so a larger pipelined batch leaves in several
+    segments; with Nagle on, the last one waits for the first one's ACK, and the server (which
+    has started answering) costs the request one more network round trip, or a delayed ACK's
+    40 ms. A unix socket has no such delay and takes no such option.
+    """
+    sock = getattr(connection, "_usock", None)
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _close_quietly(connection: Any) -> None:

@@ -112,7 +112,9 @@ def conflicts(current: list[Fact], earlier: tuple[Fact, ...]) -> list[FactConfli
 
 
 def remember(earlier: tuple[Fact, ...], current: list[Fact], limit: int) -> tuple[Fact, ...]:
-    """The topic's facts after this answer: new ones appended, repeats dropped, newest `limit` kept."""
+    """The topic's facts after this answer: new anchored ones appended, repeats dropped, the
+    newest `limit` kept. Unanchored facts are never compared, so they are not kept: the state
+    grows only with distinct events the narrator dates or places, not with every answer."""
     seen = {(f.kind, f.anchor, f.value) for f in earlier}
-    merged = list(earlier) + [f for f in current if (f.kind, f.anchor, f.value) not in seen]
-    return tuple(merged[-limit:])
+    fresh = [f for f in current if f.anchor != UNANCHORED and (f.kind, f.anchor, f.value) not in seen]
+    return (*earlier, *fresh)[-limit:]

@@ -1,14 +1,14 @@
 """The engine's vocabulary: the spec's enums, and the per-session state the engine reads and returns.
 
 State is plain frozen data that round-trips through JSON, because it lives in Postgres between
-turns and is kept in each decision record for replay. Everything it holds is bounded (topics by
-the session limit, facts per topic by the lexicon's cap), so a turn costs the same at turn 200
-as at turn 10.
+turns and is kept in each decision record for replay. It grows with what the narrator says (the
+distinct anchored facts of each topic), not with the number of turns, and everything in it is
+bounded: topics by the session limit, facts per topic by the lexicon's cap.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -136,7 +136,38 @@ class SessionState:
         return replace(self, topics={**self.topics, topic_id: topic})
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Built by hand: `dataclasses.asdict` deep-copies recursively and cost ~5 µs per fact.
+        return {
+            "language": self.language.value,
+            "narrator_name": self.narrator_name,
+            "locale": self.locale,
+            "topic_plan": [
+                {
+                    "topic_id": item.topic_id,
+                    "title": item.title,
+                    "sensitive": item.sensitive,
+                    "max_depth": item.max_depth,
+                    "max_escalations": item.max_escalations,
+                }
+                for item in self.topic_plan
+            ],
+            "sensitive_consent": self.sensitive_consent,
+            "topic_id": self.topic_id,
+            "topics": {
+                topic_id: {
+                    "depth": topic.depth,
+                    "escalations": topic.escalations,
+                    # Compact rows, [kind, anchor, value, turn_no]: facts are most of a long session's state.
+                    "facts": [[f.kind.value, f.anchor, f.value, f.turn_no] for f in topic.facts],
+                    "clarified": list(topic.clarified),
+                }
+                for topic_id, topic in self.topics.items()
+            },
+            "turn_no": self.turn_no,
+            "last_increase": self.last_increase,
+            "loop": {"machine": self.loop.machine, "steps": self.loop.steps} if self.loop else None,
+            "closed": self.closed,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionState:
@@ -152,8 +183,8 @@ class SessionState:
                     depth=topic["depth"],
                     escalations=topic["escalations"],
                     facts=tuple(
-                        Fact(FactKind(fact["kind"]), fact["anchor"], fact["value"], fact["turn_no"])
-                        for fact in topic["facts"]
+                        Fact(FactKind(kind), anchor, value, turn_no)
+                        for kind, anchor, value, turn_no in topic["facts"]
                     ),
                     clarified=tuple(topic["clarified"]),
                 )

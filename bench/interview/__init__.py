@@ -1,0 +1,538 @@
+"""Interview turn (`InterviewTurnFunction`, the memoir interviewer): four measurements.
+
+    python -m bench.interview [--quick] [--turns 1000] [--strict]
+
+1. Engine overhead per turn through the real `lambda_handler` (API Gateway v2 events, HS256 user
+   tokens, no LLM configured: the offline templates), embedded Postgres over its unix socket. A
+   seeded narrator corpus (English and Chinese; factual, anchored and contradicting, vague,
+   emotional, elaborated, reflective answers, refusals, topic changes, and stop requests that end
+   half the sessions) is answered over sessions in progress at once; WARNING and INFO alternate
+   turn by turn. The engine (`plan_turn` + `finish_turn`), the engine state's conversion to and
+   from JSON and the two transactions are timed from outside, so the split shows where time goes.
+2. A 200-turn session against 10-turn ones: long sessions advance one turn per step beside
+   10-turn sessions started every 10 steps, so the long sessions' turns 191-200 and some 10-turn
+   sessions' turns 1-10 are measured at the same moments; engine_state's size at turns 10..200.
+3. Round trips per request (start, turn, get) through tests/support/delay_proxy.py, once with no
+   delay and once with 1 ms each way: latency = base + round trips x the price of one.
+4. The engine state at its bounds, in-process: what converting it costs per turn, for the states
+   of part 2 and for the largest the config allows.
+
+Targets (the interview issue): p50 <= 5 ms and p99 <= 20 ms per turn excluding the LLM; <= 4
+round trips per turn; a 200-turn session as fast as a 10-turn one (here: the ratio of medians
+<= 1.25) with a bounded engine_state. --quick runs a smaller version to check the benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from bench.common import (
+    Report,
+    embedded_database,
+    emit,
+    median,
+    ms,
+    percentile,
+    release_handler_state,
+    verdict,
+)
+from bench.interview.corpus import (
+    GROWTH_RATIO_TARGET,
+    KIND_WEIGHTS,
+    LOG_LEVELS,
+    LONG_TURNS,
+    P50_TARGET_MS,
+    P99_TARGET_MS,
+    QUICK,
+    ROUND_TRIP_BUDGET,
+    SEED,
+    SHORT_TURNS,
+    WINDOWS,
+    Settings,
+    check_corpus,
+)
+from bench.interview.handler import (
+    GET_ROUTE,
+    START_ROUTE,
+    TURN_ROUTE,
+    GrowthResults,
+    MixResults,
+    TurnSample,
+    create_narrators,
+    interview_function,
+    load_interview_handler,
+    measure_growth,
+    measure_mix,
+)
+from bench.interview.round_trips import Pass, measure_round_trips
+from bench.interview.state import StateCost, measure_state_costs
+from bench.round_trips import _code_label as code_label
+
+
+def _trips_cell(values: list[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
+
+
+def _p50(samples: list[TurnSample], part: str) -> str:
+    return ms(median([getattr(sample, part) for sample in samples]))
+
+
+# --- 1. the turn mix ---------------------------------------------------------------------------------------
+
+
+def _turn_row(label: str, samples: list[TurnSample]) -> list[str]:
+    totals = [sample.total for sample in samples]
+    return [
+        label,
+        str(len(samples)),
+        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
+        ms(max(totals)),
+        _p50(samples, "engine"),
+        _p50(samples, "state"),
+        f"{_p50(samples, 'read')} / {_p50(samples, 'write')}",
+    ]
+
+
+def _counts(values: list[str]) -> str:
+    found: dict[str, int] = {}
+    for value in values:
+        found[value] = found.get(value, 0) + 1
+    return ", ".join(
+        f"{name} {count / len(values):.0%}" for name, count in sorted(found.items(), key=lambda x: -x[1])
+    )
+
+
+def mix_report(mix: MixResults) -> Report:
+    headline = [sample for sample in mix.samples if sample.level == LOG_LEVELS[0]]
+    totals = [sample.total for sample in headline]
+    p50, p99 = percentile(totals, 50), percentile(totals, 99)
+    p50_ok, p99_ok = p50 <= P50_TARGET_MS * 1e6, p99 <= P99_TARGET_MS * 1e6
+    rows = [
+        _turn_row(f"{level}, all turns", [s for s in mix.samples if s.level == level]) for level in LOG_LEVELS
+    ]
+    for language in ("en", "zh"):
+        rows.append(
+            _turn_row(f"WARNING, {language} answers", [s for s in headline if s.language == language])
+        )
+    closing = [s for s in headline if s.closed]
+    if closing:
+        rows.append(_turn_row("WARNING, stop requests (close the session)", closing))
+    for label, values in (("start a session (POST)", mix.starts), ("read a session (GET)", mix.gets)):
+        rows.append(
+            [
+                label,
+                str(len(values)),
+                *(ms(percentile(values, q)) for q in (50, 90, 99)),
+                ms(max(values)),
+                "",
+                "",
+                "",
+            ]
+        )
+    return Report(
+        title="Interview: warm turns through lambda_handler (offline, no LLM; embedded Postgres)",
+        headers=[
+            "requests",
+            "n",
+            "p50 ms",
+            "p90 ms",
+            "p99 ms",
+            "max ms",
+            "p50 engine ms",
+            "p50 state ms",
+            "p50 read / write ms",
+        ],
+        rows=rows,
+        notes=[
+            f"{mix.warmup} warm-up turns, then {len(mix.samples) // len(LOG_LEVELS)} measured turns per log level "
+            f"(levels alternate turn by turn) over {mix.sessions} sessions (8–40 turns each, English and Chinese "
+            "alternating, half ending with a stop request), several in progress at once, users in rotation; every "
+            "POST carries a fresh Idempotency-Key. Timed around `lambda_handler(event, context)` only; in-process "
+            "handler on this machine, embedded Postgres over its unix socket (not the packaged artifact); metrics on; "
+            "stdout to /dev/null.",
+            f"answers by kind: {_counts([s.kind for s in mix.samples])}; routes taken (winning rule): "
+            f"{_counts([s.rule for s in mix.samples])}.",
+            "engine = `plan_turn` + `finish_turn` as the service calls them; state = `SessionState.from_json` + "
+            "`to_json` (the service converts the state three times a turn); read / write = the turn's two "
+            "transactions (`Database.run_as_user`). GET rows: a finished session read back, with all its turns.",
+            f"p50 {ms(p50)} ms vs target {P50_TARGET_MS:g} ms (WARNING, all turns): {verdict(p50_ok)}",
+            f"p99 {ms(p99)} ms vs target {P99_TARGET_MS:g} ms (WARNING, all turns): {verdict(p99_ok)}",
+        ],
+        passed=p50_ok and p99_ok,
+    )
+
+
+def split_report(mix: MixResults) -> Report:
+    headline = [sample for sample in mix.samples if sample.level == LOG_LEVELS[0]]
+    total = sum(sample.total for sample in headline)
+    parts = (
+        ("the whole handler call", "total"),
+        ("engine: plan_turn + finish_turn", "engine"),
+        ("engine state to / from JSON (3 conversions)", "state"),
+        ("read transaction (1 round trip)", "read"),
+        ("write transaction (1 round trip)", "write"),
+        ("the rest: Mangum, FastAPI, JWT, models, JSON text, EMF", "rest"),
+    )
+    rows = []
+    for label, part in parts:
+        values = [getattr(sample, part) for sample in headline]
+        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"])
+    return Report(
+        title=f"Interview: where a turn's time goes (WARNING, {len(headline)} turns of part 1)",
+        headers=["part", "p50 ms", "p90 ms", "p99 ms", "share of all turn time"],
+        rows=rows,
+        notes=[
+            "Each part is timed from outside with a clock read either side of the wrapped call; the rest is the "
+            "handler's time minus the other parts. Shares are of the summed time of all turns.",
+        ],
+    )
+
+
+# --- 2. growth with history ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Growth:
+    long_first: float
+    long_last: float
+    short_last: float
+
+    @property
+    def against_first(self) -> float:
+        return self.long_last / self.long_first
+
+    @property
+    def against_short(self) -> float:
+        return self.long_last / self.short_last
+
+
+def _window(growth: GrowthResults, first: int, last: int) -> tuple[list[TurnSample], list[TurnSample]]:
+    long = [sample for session in growth.long for sample in session[first - 1 : last]]
+    short = [sample for step, sample in growth.short if first <= step <= last]
+    return long, short
+
+
+def growth_summary(growth: GrowthResults) -> Growth:
+    first, _ = _window(growth, 1, SHORT_TURNS)
+    last, short = _window(growth, LONG_TURNS - SHORT_TURNS + 1, LONG_TURNS)
+    return Growth(
+        median([s.total for s in first]), median([s.total for s in last]), median([s.total for s in short])
+    )
+
+
+def growth_report(growth: GrowthResults) -> Report:
+    rows = []
+    for first, last in WINDOWS:
+        long, short = _window(growth, first, last)
+        sizes = [session[WINDOWS.index((first, last))] for session in growth.sizes]
+        long_p50, short_p50 = median([s.total for s in long]), median([s.total for s in short])
+        rows.append(
+            [
+                f"{first}–{last}",
+                str(len(long)),
+                ms(long_p50),
+                ms(short_p50),
+                f"{long_p50 / short_p50:.2f}",
+                _p50(long, "engine"),
+                _p50(long, "state"),
+                f"{_p50(long, 'read')} / {_p50(long, 'write')}",
+                f"{median([z.state_bytes for z in sizes]):,.0f}",
+                f"{median([z.facts for z in sizes]):g} ({max(z.max_topic_facts for z in sizes)})",
+                f"{median([z.record_bytes for z in sizes]):,.0f}",
+            ]
+        )
+    summary = growth_summary(growth)
+    passed = max(summary.against_first, summary.against_short) <= GROWTH_RATIO_TARGET
+    at_10, at_200 = growth.gets[SHORT_TURNS], growth.gets[LONG_TURNS]
+    count = len(growth.long)
+    return Report(
+        title=f"Interview: a {LONG_TURNS}-turn session against {SHORT_TURNS}-turn sessions (WARNING)",
+        headers=[
+            "long session turns",
+            "n",
+            "long p50 ms",
+            "10-turn sessions p50 ms, same steps",
+            "long / 10-turn",
+            "p50 engine ms",
+            "p50 state ms",
+            "p50 read / write ms",
+            "engine_state bytes at the window's end",
+            "facts kept (most on one topic in any session)",
+            "decision record bytes",
+        ],
+        rows=rows,
+        notes=[
+            f"{count} sessions of {LONG_TURNS} turns (3–4 planned topics, no stop request) advanced together, one turn "
+            f"each per step; beside each, a {SHORT_TURNS}-turn session started every {SHORT_TURNS} steps, long and short "
+            "alternating within a step, so every window's two columns are measured at the same moments. Same handler, "
+            "database and corpus as part 1 (after it); medians over the sessions; engine_state measured as JSON text "
+            f"(`octet_length(engine_state::text)`), the decision record as inputs + output. The lexicon keeps at most "
+            f"{growth.facts_cap} facts per topic.",
+            f"turns {LONG_TURNS - SHORT_TURNS + 1}–{LONG_TURNS} against turns 1–{SHORT_TURNS} of the same sessions: "
+            f"p50 {ms(summary.long_last)} / {ms(summary.long_first)} ms = **{summary.against_first:.2f}×**; against the "
+            f"{SHORT_TURNS}-turn sessions at the same steps: {ms(summary.long_last)} / {ms(summary.short_last)} ms = "
+            f"**{summary.against_short:.2f}×** (target ≤ {GROWTH_RATIO_TARGET:g}×): {verdict(passed)}.",
+            f"GET /interview/sessions/{{id}} (the whole history): p50 {ms(median(at_10))} ms at {SHORT_TURNS} turns, "
+            f"{ms(median(at_200))} ms at {LONG_TURNS} turns ({len(at_200)} reads each; a read of the history, not "
+            "a per-turn cost).",
+        ],
+        passed=passed,
+    )
+
+
+# --- 3. round trips ----------------------------------------------------------------------------------------------
+
+
+BUFFER_BYTES = 8192  # pg8000 writes through a BufferedWriter of io.DEFAULT_BUFFER_SIZE
+
+
+def _trip_rows(passes: list[Pass], price: float) -> tuple[list[list[str]], bool]:
+    base, delayed = passes
+
+    def turns(pass_: Pass, large: bool | None) -> tuple[list[int], list[int]]:
+        chosen = [
+            (trips, elapsed)
+            for trips, elapsed, sent in zip(
+                pass_.trips[TURN_ROUTE], pass_.nanoseconds[TURN_ROUTE], pass_.write_bytes, strict=True
+            )
+            if large is None or (sent > BUFFER_BYTES) == large
+        ]
+        return [trips for trips, _ in chosen], [elapsed for _, elapsed in chosen]
+
+    def sizes(large: bool) -> str:
+        found = [sent for sent in base.write_bytes if (sent > BUFFER_BYTES) == large]
+        return f"{min(found):,}–{max(found):,} B" if found else ""
+
+    selections: list[tuple[str, Callable[[Pass], tuple[list[int], list[int]]]]] = [
+        (f"`{START_ROUTE}`", lambda p: (p.trips[START_ROUTE], p.nanoseconds[START_ROUTE])),
+        (f"`{TURN_ROUTE}`, all turns", lambda p: turns(p, None)),
+        (f"turns writing ≤ {BUFFER_BYTES:,} B ({sizes(False)})", lambda p: turns(p, False)),
+        (f"turns writing > {BUFFER_BYTES:,} B ({sizes(True)})", lambda p: turns(p, True)),
+        (f"`{GET_ROUTE}`", lambda p: (p.trips[GET_ROUTE], p.nanoseconds[GET_ROUTE])),
+    ]
+    rows, passed = [], True
+    for label, select in selections:
+        base_trips, base_ns = select(base)
+        delayed_trips, delayed_ns = select(delayed)
+        if not base_ns or not delayed_ns:
+            continue
+        trips = base_trips + delayed_trips
+        worst = max(trips)
+        passed = passed and worst <= ROUND_TRIP_BUDGET
+        rows.append(
+            [
+                label,
+                str(len(trips)),
+                _trips_cell(trips),
+                f"≤ {ROUND_TRIP_BUDGET}",
+                ms(median(base_ns)),
+                ms(median(delayed_ns)),
+                ms(median(delayed_ns) - median(base_ns)),
+                ms(median(trips) * price),
+                verdict(worst <= ROUND_TRIP_BUDGET),
+            ]
+        )
+    return rows, passed
+
+
+def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
+    base, delayed = passes
+    one_base, one_delayed = median(base.one_round_trip), median(delayed.one_round_trip)
+    price = one_delayed - one_base
+    rows, passed = _trip_rows(passes, price)
+    delay = settings.delay_ms
+    return Report(
+        title=f"Interview: round trips per request (no delay, then {delay:g} ms each way to Postgres)",
+        headers=[
+            "requests",
+            "n",
+            "round trips",
+            "budget",
+            "p50 ms, no delay",
+            f"p50 ms, +{delay:g} ms each way",
+            "added",
+            "round trips × one round trip's added cost",
+            "verdict",
+        ],
+        rows=rows,
+        notes=[
+            f"Per pass: 2 warm-up sessions, then {settings.trip_sessions} sessions of start, {settings.trip_turns} "
+            "turns (every other session ending with a stop request) and a GET, English and Chinese alternating; "
+            "round trips counted by `tests/support/delay_proxy.py` on the warm connection (both passes); timed "
+            "around lambda_handler only. A turn's write is one batch (`Database.run_as_user`); the bytes it wrote "
+            "were counted at pg8000's `_write`.",
+            f"One round trip through the proxy (pg8000 `SELECT 1`): p50 {ms(one_base)} ms with no delay, "
+            f"{ms(one_delayed)} ms with {delay:g} ms each way, so each round trip adds {ms(price)} ms: a request "
+            "should take its no-delay p50 plus round trips × that, which the last two columns compare.",
+            f"Connection set-up (cold container, not in the rows): the handshake took {base.cold_setup} round "
+            f"trip(s) here (local trust auth), and that first start {base.cold_request} more.",
+            f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
+        ],
+        passed=passed,
+    )
+
+
+# --- 4. the engine state at its bounds -------------------------------------------------------------------------
+
+
+def state_report(costs: list[StateCost]) -> Report:
+    rows = [
+        [
+            item.label,
+            str(item.topics),
+            f"{item.facts:,}",
+            f"{item.clarified:,}",
+            f"{item.json_bytes:,}",
+            ms(item.to_json_ns),
+            ms(item.from_json_ns),
+            ms(item.per_turn_ns),
+            ms(item.engine_ns),
+        ]
+        for item in costs
+    ]
+    return Report(
+        title="Interview: the engine state at its bounds (in-process, no database)",
+        headers=[
+            "state",
+            "topics",
+            "facts",
+            "clarified keys",
+            "JSON bytes",
+            "to_json ms",
+            "from_json ms",
+            "per turn: 1 from + 2 to, ms",
+            "plan_turn + finish_turn ms",
+        ],
+        rows=rows,
+        notes=[
+            "Medians of 200 calls each. The service reads the state once (`from_json`) and writes it twice "
+            "(`to_json`: the state after the turn, and the state before it for the decision record), then sends both "
+            "to Postgres as JSON; part 1's `state` column is those three calls inside the handler.",
+            "The limit row runs the same corpus through the engine for the config's 500 turns with a 20-topic plan "
+            "(the most a plan may hold), the client naming the next topic each turn; the bound row is built from "
+            "the config: `max_topics` topics (no plan), each with `max_facts_per_topic` distinct facts and every "
+            "anchored key clarified.",
+        ],
+    )
+
+
+# --- everything --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class InterviewReport(Report):
+    """Several tables (`sections`), then the targets (this report's own table)."""
+
+    sections: list[Report] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
+
+
+def run(settings: Settings | None = None) -> Report:
+    settings = settings or Settings()
+    started = time.monotonic()
+    function = interview_function()
+    with embedded_database() as database:
+        people = create_narrators(database.owner, settings.users)
+        handler = load_interview_handler(database.url)
+        try:
+            check_corpus()
+            mix = measure_mix(handler, function=function, people=people, settings=settings, seed=SEED)
+            growth = measure_growth(
+                handler,
+                function=function,
+                people=people,
+                owner=database.owner,
+                settings=settings,
+                seed=SEED + 1,
+            )
+        finally:
+            release_handler_state()
+        passes = measure_round_trips(database.url, function, people, settings, SEED + 2)
+    costs = measure_state_costs(growth.states[SHORT_TURNS], growth.states[LONG_TURNS])
+
+    sections = [
+        mix_report(mix),
+        split_report(mix),
+        growth_report(growth),
+        round_trip_report(passes, settings),
+    ]
+    sections.append(state_report(costs))
+    headline = [s.total for s in mix.samples if s.level == LOG_LEVELS[0]]
+    turn_trips = passes[0].trips[TURN_ROUTE] + passes[1].trips[TURN_ROUTE]
+    summary = growth_summary(growth)
+    first_sizes = [session[0] for session in growth.sizes]
+    last_sizes = [session[-1] for session in growth.sizes]
+    bounded = all(z.max_topic_facts <= growth.facts_cap for z in last_sizes)
+    targets = [
+        [
+            f"engine overhead per turn p50 ≤ {P50_TARGET_MS:g} ms",
+            f"{ms(percentile(headline, 50))} ms",
+            verdict(percentile(headline, 50) <= P50_TARGET_MS * 1e6),
+        ],
+        [
+            f"engine overhead per turn p99 ≤ {P99_TARGET_MS:g} ms",
+            f"{ms(percentile(headline, 99))} ms",
+            verdict(percentile(headline, 99) <= P99_TARGET_MS * 1e6),
+        ],
+        [
+            f"≤ {ROUND_TRIP_BUDGET} round trips per turn",
+            f"{_trips_cell(turn_trips)} (start {_trips_cell(passes[0].trips[START_ROUTE])}, "
+            f"get {_trips_cell(passes[0].trips[GET_ROUTE])})",
+            verdict(max(turn_trips) <= ROUND_TRIP_BUDGET),
+        ],
+        [
+            f"a {LONG_TURNS}-turn session as fast as a {SHORT_TURNS}-turn one (ratio ≤ {GROWTH_RATIO_TARGET:g})",
+            f"{summary.against_first:.2f}× its own first {SHORT_TURNS} turns, {summary.against_short:.2f}× "
+            f"{SHORT_TURNS}-turn sessions at the same moments",
+            verdict(max(summary.against_first, summary.against_short) <= GROWTH_RATIO_TARGET),
+        ],
+        [
+            "engine_state bounded",
+            f"{median([z.state_bytes for z in first_sizes]):,.0f} B at turn {SHORT_TURNS}, "
+            f"{median([z.state_bytes for z in last_sizes]):,.0f} B at turn {LONG_TURNS} (medians); ≤ "
+            f"{growth.facts_cap} facts per topic; the config's bound {costs[-1].json_bytes:,} B",
+            verdict(bounded),
+        ],
+    ]
+    passed = all(row[-1] == "PASS" for row in targets)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return InterviewReport(
+        title="Interview targets",
+        headers=["target", "measured", "verdict"],
+        rows=targets,
+        notes=[
+            f"code: {code_label()}.",
+            f"the interview benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
+            f"corpus: seed {SEED}, answer kinds weighted {', '.join(f'{k} {v:.0%}' for k, v in KIND_WEIGHTS.items())}.",
+        ],
+        passed=passed,
+        sections=sections,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="a smaller run (fewer turns and sessions)")
+    parser.add_argument("--turns", type=int, help="measured turns per log level in part 1")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else Settings()
+    if args.turns is not None:
+        if not 50 <= args.turns <= 100_000:
+            parser.error("--turns 50..100000")
+        settings = replace(settings, turns=args.turns)
+    from bench.common import machine_summary
+
+    print(machine_summary(), flush=True)
+    report = run(settings)
+    emit(report)
+    return 1 if args.strict and report.passed is False else 0

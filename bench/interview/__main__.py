@@ -1,0 +1,5 @@
+"""`python -m bench.interview`."""
+
+from bench.interview import main
+
+raise SystemExit(main())

@@ -1,0 +1,529 @@
+"""The real InterviewTurnFunction handler, its events, and the two in-process measurements:
+the turn mix (engine overhead per turn) and the 200-turn sessions (no growth with history)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bench.common import (
+    JWT_SECRET,
+    QUIET_POWERTOOLS,
+    BenchUser,
+    expect_status,
+    make_token,
+    release_handler_state,
+    set_log_level,
+    stdout_to_devnull,
+)
+from bench.interview.corpus import (
+    FUNCTION_ID,
+    LOG_LEVELS,
+    LONG_TURNS,
+    SHORT_TURNS,
+    WINDOWS,
+    Script,
+    Settings,
+    Turn,
+    script,
+)
+
+if TYPE_CHECKING:
+    from persona_rails.db import Database
+    from persona_rails_dev.lambda_runtime import Handler
+    from persona_rails_dev.template import Function
+
+START_ROUTE = "POST /interview/sessions"
+TURN_ROUTE = "POST /interview/sessions/{session_id}/turns"
+GET_ROUTE = "GET /interview/sessions/{session_id}"
+
+
+# --- the handler and its events -------------------------------------------------------------------------
+
+
+def interview_function() -> Function:
+    from persona_rails_dev.template import functions
+
+    return functions()[FUNCTION_ID]
+
+
+def load_interview_handler(database_url: str) -> Handler:
+    """The real lambda_handler, with the template's variables and this database; no LLM configured
+    (bench.common unset OPENAI_* and the model), so every turn takes the offline templates."""
+    from persona_rails_dev.lambda_runtime import load_handler
+    from persona_rails_dev.template import literal_environment
+
+    release_handler_state()
+    function = interview_function()
+    os.environ.update(
+        {
+            **literal_environment(function),
+            **QUIET_POWERTOOLS,
+            "POWERTOOLS_SERVICE_NAME": "interview-turn",
+            "DATABASE_URL": database_url,
+            "SUPABASE_JWT_SECRET": JWT_SECRET,
+        }
+    )
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+    return load_handler(function)
+
+
+def event(
+    function: Function,
+    route_key: str,
+    token: str,
+    session_id: str | None = None,
+    body: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An API Gateway v2 event for a declared route. POSTs carry a fresh Idempotency-Key, as the
+    app's retrying HTTP client sends (events/interview-turn/ do too)."""
+    from persona_rails_dev.apigw import http_event
+
+    declared = next(r for r in function.routes if r.route_key == route_key)
+    path = declared.path.replace("{session_id}", session_id or "")
+    params = {"session_id": session_id} if session_id and "{session_id}" in declared.path else {}
+    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
+    text = None
+    if body is not None:
+        headers["content-type"] = "application/json"
+        headers["idempotency-key"] = str(uuid.uuid4())
+        text = json.dumps(body, ensure_ascii=False)
+    return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
+
+
+def lambda_context() -> Any:
+    from persona_rails_dev.lambda_runtime import LambdaContext
+
+    return LambdaContext(FUNCTION_ID)
+
+
+def create_narrators(owner: Database, count: int) -> list[BenchUser]:
+    """auth.users rows and signed tokens (no rule: the interview has none)."""
+    people = []
+    for _ in range(count):
+        user_id = str(uuid.uuid4())
+        with owner.as_owner() as tx:
+            tx.execute(
+                "INSERT INTO auth.users (id, email) VALUES (CAST(:id AS uuid), :email)",
+                id=user_id,
+                email=f"{user_id}@bench.test",
+            )
+        people.append(BenchUser(user_id, make_token(user_id), {}))
+    return people
+
+
+# --- where a turn's time goes ---------------------------------------------------------------------------
+
+
+@dataclass
+class Spans:
+    """What the wrapped calls took during one handler call: the engine (`plan_turn` and
+    `finish_turn`, as the service calls them), the engine state's conversion to and from its JSON
+    form, and each transaction (`Database.run_as_user`)."""
+
+    engine: int = 0
+    state: int = 0  # SessionState.from_json / to_json: the engine state to and from its JSON form
+    transactions: list[int] = field(default_factory=list)
+    sent: list[int] = field(default_factory=list)  # bytes each transaction wrote (when counted)
+    writing: int = 0
+
+    def clear(self) -> None:
+        self.engine = self.state = 0
+        self.transactions.clear()
+        self.sent.clear()
+
+
+def _rebind(original: Any, replacement: Any) -> list[tuple[Any, str]]:
+    """Point every `interview_turn` module's name for `original` at `replacement` (the service and
+    its helpers import the engine's functions by name); returns what was rebound."""
+    rebound = []
+    for name, module in list(sys.modules.items()):
+        if name == "interview_turn" or name.startswith("interview_turn."):
+            for attribute, value in list(vars(module).items()):
+                if value is original:
+                    setattr(module, attribute, replacement)
+                    rebound.append((module, attribute))
+    return rebound
+
+
+@contextmanager
+def _patched(owner: Any, attribute: str, replacement: Any) -> Iterator[None]:
+    original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
+    setattr(owner, attribute, replacement)
+    try:
+        yield
+    finally:
+        setattr(owner, attribute, original)
+
+
+@contextmanager
+def _timed_engine(found: Spans) -> Iterator[None]:
+    """`plan_turn` and `finish_turn`, wherever the function's modules call them by name."""
+    from interview_turn.engine import turn as engine
+
+    def timed(original: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter_ns()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                found.engine += time.perf_counter_ns() - started
+
+        return call
+
+    rebound = [
+        (original, _rebind(original, timed(original))) for original in (engine.plan_turn, engine.finish_turn)
+    ]
+    try:
+        if not all(places for _, places in rebound):
+            raise RuntimeError("plan_turn or finish_turn is no longer called by name: update bench/interview")
+        yield
+    finally:
+        for original, places in rebound:
+            for module, attribute in places:
+                setattr(module, attribute, original)
+
+
+@contextmanager
+def _timed_state(found: Spans) -> Iterator[None]:
+    """`SessionState.to_json` and `SessionState.from_json`."""
+    from interview_turn.engine.model import SessionState
+
+    to_json, from_json = SessionState.to_json, SessionState.__dict__["from_json"].__func__
+
+    def timed_to_json(self: SessionState) -> Any:
+        started = time.perf_counter_ns()
+        try:
+            return to_json(self)
+        finally:
+            found.state += time.perf_counter_ns() - started
+
+    def timed_from_json(cls: type[SessionState], data: dict[str, Any]) -> Any:
+        started = time.perf_counter_ns()
+        try:
+            return from_json(cls, data)
+        finally:
+            found.state += time.perf_counter_ns() - started
+
+    with (
+        _patched(SessionState, "to_json", timed_to_json),
+        _patched(SessionState, "from_json", classmethod(timed_from_json)),
+    ):
+        yield
+
+
+@contextmanager
+def _timed_transactions(found: Spans, *, count_bytes: bool) -> Iterator[None]:
+    """`Database.run_as_user` (a whole transaction, one batch), and the bytes it writes."""
+    import pg8000.core
+
+    from persona_rails.db.database import Database
+
+    run_as_user, write = Database.run_as_user, pg8000.core._write
+
+    def timed_run(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
+        found.writing = 0
+        started = time.perf_counter_ns()
+        try:
+            return run_as_user(self, claims, *statements)
+        finally:
+            found.transactions.append(time.perf_counter_ns() - started)
+            found.sent.append(found.writing)
+
+    def counted_write(sock: Any, data: bytes) -> None:
+        found.writing += len(data)
+        write(sock, data)
+
+    with _patched(Database, "run_as_user", timed_run):
+        if not count_bytes:
+            yield
+            return
+        with _patched(pg8000.core, "_write", counted_write):
+            yield
+
+
+@contextmanager
+def spans(*, count_bytes: bool = False) -> Iterator[Spans]:
+    """Time the engine, the state's conversions and the transactions from outside (a clock read
+    either side of each); with `count_bytes`, also count what each transaction writes to the
+    socket (pg8000's `_write`, which every message goes through)."""
+    found = Spans()
+    with _timed_engine(found), _timed_state(found), _timed_transactions(found, count_bytes=count_bytes):
+        yield found
+
+
+@dataclass(frozen=True)
+class TurnSample:
+    level: str
+    language: str
+    kind: str
+    rule: str
+    turn_no: int
+    closed: bool
+    total: int  # nanoseconds around lambda_handler
+    engine: int  # plan_turn + finish_turn
+    state: int  # SessionState.from_json + to_json (the service converts the state three times a turn)
+    read: int  # the first transaction (session, last turn, keyed turn)
+    write: int  # the last (advance the session, insert the turn and its decision record)
+
+    @property
+    def rest(self) -> int:
+        """Mangum, FastAPI, the JWT, request and response models, JSON text, logs and EMF."""
+        return self.total - self.engine - self.state - self.read - self.write
+
+
+# --- one session through the handler -----------------------------------------------------------------------
+
+
+@dataclass
+class Session:
+    user: BenchUser
+    script: Script
+    session_id: str = ""
+    taken: int = 0  # turns answered so far
+
+    @property
+    def done(self) -> bool:
+        return self.taken >= len(self.script.turns)
+
+
+class Driver:
+    """Calls the handler, checks every answer, and times what it is asked to time."""
+
+    def __init__(self, handler: Handler, function: Function, found: Spans) -> None:
+        self.handler = handler
+        self.function = function
+        self.spans = found
+
+    def start(self, session: Session) -> int:
+        started_event = event(self.function, START_ROUTE, session.user.token, body=session.script.start)
+        context = lambda_context()
+        started = time.perf_counter_ns()
+        result = self.handler(started_event, context)
+        elapsed = time.perf_counter_ns() - started
+        body = expect_status(result, 201, "start an interview session")
+        session.session_id = str(body["session_id"])
+        return elapsed
+
+    def get(self, session: Session) -> int:
+        read_event = event(self.function, GET_ROUTE, session.user.token, session.session_id)
+        context = lambda_context()
+        started = time.perf_counter_ns()
+        result = self.handler(read_event, context)
+        elapsed = time.perf_counter_ns() - started
+        body = expect_status(result, 200, "read an interview session")
+        if len(body["turns"]) != session.taken + 1:
+            raise RuntimeError(f"GET returned {len(body['turns'])} turns, expected {session.taken + 1}")
+        return elapsed
+
+    def turn(self, session: Session, level: str) -> TurnSample:
+        turn: Turn = session.script.turns[session.taken]
+        turn_event = event(self.function, TURN_ROUTE, session.user.token, session.session_id, turn.body())
+        context = lambda_context()
+        self.spans.clear()
+        started = time.perf_counter_ns()
+        result = self.handler(turn_event, context)
+        elapsed = time.perf_counter_ns() - started
+        body = expect_status(result, 200, f"turn {session.taken + 1} ({turn.kind})")
+        session.taken += 1
+        meta = body["turn"]
+        if meta["turn_no"] != session.taken:
+            raise RuntimeError(f"expected turn {session.taken}, the handler answered turn {meta['turn_no']}")
+        closed = meta["session_status"] == "closed"
+        if closed != (turn.kind == "stop"):
+            raise RuntimeError(f"a {turn.kind} answer left the session {meta['session_status']}: {turn.text}")
+        if meta["source"] != "offline":
+            raise RuntimeError("an LLM answered: the benchmark measures the offline engine")
+        transactions = self.spans.transactions
+        if len(transactions) != 2:
+            raise RuntimeError(f"a turn ran {len(transactions)} transactions (serialized?), expected 2")
+        return TurnSample(
+            level,
+            session.script.language,
+            turn.kind,
+            body["winning_rule"],
+            meta["turn_no"],
+            closed,
+            elapsed,
+            self.spans.engine,
+            self.spans.state,
+            transactions[0],
+            transactions[-1],
+        )
+
+
+# --- 1. the turn mix ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MixResults:
+    samples: list[TurnSample]
+    starts: list[int]
+    gets: list[int]
+    get_turns: list[int]  # how many turns each timed GET returned
+    sessions: int
+    warmup: int
+
+
+def measure_mix(
+    handler: Handler, *, function: Function, people: list[BenchUser], settings: Settings, seed: int
+) -> MixResults:
+    """Warm-up turns, then `settings.turns` per log level, over sessions in progress at once (the
+    next turn goes to the next open session in turn); levels alternate turn by turn. A finished
+    session is read back (GET, timed) and replaced by a new one (start, timed)."""
+    rng = random.Random(seed)
+    total = settings.warmup + settings.turns * len(LOG_LEVELS)
+    result = MixResults([], [], [], [], 0, settings.warmup)
+    open_sessions: list[Session | None] = [None] * settings.open_sessions
+    with stdout_to_devnull(), spans() as found:
+        driver = Driver(handler, function, found)
+        try:
+            index = 0
+            while index < total:
+                for slot, current in enumerate(open_sessions):
+                    if index >= total:
+                        break
+                    set_log_level(LOG_LEVELS[0])
+                    session = current
+                    if session is None or session.done:
+                        if session is not None:
+                            result.gets.append(driver.get(session))
+                            result.get_turns.append(session.taken + 1)
+                        language = ("en", "zh")[result.sessions % 2]
+                        length = rng.randint(*settings.session_turns)
+                        made = script(rng, language, length, end_with_stop=rng.random() < settings.stop_share)
+                        session = Session(people[result.sessions % len(people)], made)
+                        result.sessions += 1
+                        result.starts.append(driver.start(session))
+                        open_sessions[slot] = session
+                    measured = index >= settings.warmup
+                    level = (
+                        LOG_LEVELS[(index - settings.warmup) % len(LOG_LEVELS)] if measured else LOG_LEVELS[0]
+                    )
+                    set_log_level(level)
+                    if index == settings.warmup:
+                        gc.collect()  # measure from a clean heap, as a warm container would be
+                    sample = driver.turn(session, level)
+                    if measured:
+                        result.samples.append(sample)
+                    index += 1
+        finally:
+            set_log_level(QUIET_POWERTOOLS["POWERTOOLS_LOG_LEVEL"])
+    return result
+
+
+# --- 2. 200-turn sessions beside 10-turn ones ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StateSize:
+    turn_no: int
+    state_bytes: int  # engine_state as JSON text (what Postgres stores and the service parses)
+    facts: int  # facts kept over all the session's topics
+    max_topic_facts: int
+    topics: int
+    record_bytes: int  # that turn's decision record: inputs + output, as JSON text
+
+
+@dataclass
+class GrowthResults:
+    long: list[list[TurnSample]]  # per long session, turns 1..200 in order
+    short: list[tuple[int, TurnSample]]  # (step, sample) of the 10-turn sessions alongside
+    sizes: list[list[StateSize]]  # per long session, at the end of each window
+    gets: dict[int, list[int]]  # GET /interview/sessions/{id} at 10 and at 200 turns
+    facts_cap: int
+    states: dict[int, dict[str, Any]] = field(default_factory=dict)  # the first long session's, by turn
+
+
+def state_size(owner: Database, session_id: str) -> tuple[StateSize, dict[str, Any]]:
+    with owner.as_owner() as tx:
+        row = tx.one(
+            """
+            SELECT s.turn_count, s.engine_state::text AS state, octet_length(s.engine_state::text) AS bytes,
+                   octet_length(r.inputs::text) + octet_length(r.output::text) AS record_bytes
+            FROM public.interview_sessions s
+            JOIN public.interview_turns t ON t.session_id = s.id AND t.turn_no = s.turn_count
+            JOIN public.decision_records r ON r.id = t.id
+            WHERE s.id = CAST(:id AS uuid)
+            """,
+            id=session_id,
+        )
+    assert row is not None
+    state = json.loads(row["state"])
+    facts = [len(topic["facts"]) for topic in state["topics"].values()]
+    size = StateSize(row["turn_count"], row["bytes"], sum(facts), max(facts), len(facts), row["record_bytes"])
+    return size, state
+
+
+def measure_growth(
+    handler: Handler,
+    *,
+    function: Function,
+    people: list[BenchUser],
+    owner: Database,
+    settings: Settings,
+    seed: int,
+) -> GrowthResults:
+    """`settings.long_sessions` sessions of 200 turns, advanced together one turn per step; beside
+    each, a 10-turn session started every 10 steps, so that steps 191-200 are some 10-turn
+    sessions' turns 1-10, measured at the same moments as the long sessions' last ten. Within a
+    step the order of long and short alternates. No stop request: every session stays open."""
+    from interview_turn.artifacts import interview_config
+
+    rng = random.Random(seed)
+    count = settings.long_sessions
+    longs = [
+        Session(people[k % len(people)], script(rng, ("en", "zh")[k % 2], LONG_TURNS, end_with_stop=False))
+        for k in range(count)
+    ]
+    shorts: list[Session] = []
+    result = GrowthResults([[] for _ in range(count)], [], [[] for _ in range(count)], {}, 0)
+    result.facts_cap = interview_config().lexicon.thresholds.max_facts_per_topic
+    window_ends = {end for _, end in WINDOWS}
+    level = LOG_LEVELS[0]
+    with stdout_to_devnull(), spans() as found:
+        driver = Driver(handler, function, found)
+        set_log_level(level)
+        for session in longs:
+            driver.start(session)
+        gc.collect()
+        for step in range(1, LONG_TURNS + 1):
+            if (step - 1) % SHORT_TURNS == 0:
+                shorts = []
+                for k in range(count):
+                    language = ("zh", "en")[k % 2]
+                    short = Session(
+                        people[(k + 1) % len(people)], script(rng, language, SHORT_TURNS, end_with_stop=False)
+                    )
+                    driver.start(short)
+                    shorts.append(short)
+            for k in range(count):
+                pair = (longs[k], shorts[k]) if (step + k) % 2 else (shorts[k], longs[k])
+                for session in pair:
+                    sample = driver.turn(session, level)
+                    if session is longs[k]:
+                        result.long[k].append(sample)
+                    else:
+                        result.short.append((step, sample))
+            if step in window_ends:
+                for k, session in enumerate(longs):
+                    size, state = state_size(owner, session.session_id)
+                    result.sizes[k].append(size)
+                    if k == 0:
+                        result.states[step] = state
+            if step in (SHORT_TURNS, LONG_TURNS):
+                result.gets[step] = [driver.get(session) for _ in range(3) for session in longs]
+    return result
