@@ -63,8 +63,11 @@ def content_hash(document: Any) -> str:
 
 
 def load_artifact(path: Path, schema: type[SchemaT]) -> Artifact[SchemaT]:
+    """Validated strictly, as the JSON Schemas published from the same models read the file: a
+    number written as a string ("0.85") or a boolean as 1 is an error, not a coercion."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        document = json.loads(text)
     except OSError as exc:
         raise ConfigError(path, "$", f"cannot read the file ({exc.strerror})") from exc
     except json.JSONDecodeError as exc:
@@ -72,7 +75,7 @@ def load_artifact(path: Path, schema: type[SchemaT]) -> Artifact[SchemaT]:
     except UnicodeDecodeError as exc:
         raise ConfigError(path, "$", f"not UTF-8 (byte {exc.start})") from exc
     try:
-        value = schema.model_validate(document)
+        value = schema.model_validate_json(text, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(path, json_path(tuple(first["loc"])), first["msg"]) from exc

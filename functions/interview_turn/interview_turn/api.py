@@ -35,7 +35,7 @@ IdempotencyKey = Annotated[
     response_model=SessionStarted,
     status_code=status.HTTP_201_CREATED,
     responses={
-        **errors(400, 401, 403, 409, 422),
+        **errors(400, 401, 403, 404, 409, 422),
         200: {"model": SessionStarted, "description": "A retry of a session already started"},
     },
 )

@@ -25,6 +25,7 @@ from interview_turn.engine.policy import (
     SignalLexicon,
     StateMachines,
 )
+from persona_rails.chinese import simplified_table
 from persona_rails.config import HASH_CHARS, ConfigError, load_artifact
 from persona_rails.llm.tokens import count_tokens
 
@@ -77,6 +78,7 @@ def load_config(directory: Path = CONFIG_DIR) -> InterviewConfig:
         lexicon=lexicon.value,
         system_prompt=prompt,
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
+        simplified=simplified_table(),
     )
     problems = template_problems(config, count_tokens)
     if problems:

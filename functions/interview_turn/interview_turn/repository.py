@@ -105,9 +105,10 @@ _STARTED = (
 
 
 def recent_start(fingerprint: str, window_seconds: int) -> Statement:
-    """A session this caller started with the same request moments ago: a retry without a key."""
+    """An open session this caller started with the same request moments ago: a retry without a
+    key (a closed one is history, and the same request now means a new interview)."""
     return (
-        f"{_STARTED} AND s.start_fingerprint = :fingerprint"
+        f"{_STARTED} AND s.status = 'open' AND s.start_fingerprint = :fingerprint"
         " AND s.created_at > now() - make_interval(secs => CAST(:window AS double precision))"
         " ORDER BY s.created_at DESC LIMIT 1",
         {"fingerprint": fingerprint, "window": window_seconds},

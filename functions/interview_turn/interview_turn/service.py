@@ -22,7 +22,7 @@ from interview_turn.engine.model import ENGINE_VERSION, Language, SessionState, 
 from interview_turn.engine.turn import initial_state, plan_opening, plan_turn
 from interview_turn.generation import Generated, assisted_signals, generate, turn_seed, with_signal_step
 from interview_turn.schemas import SessionOut, SessionStarted, StartSessionRequest, TurnRequest, TurnResponse
-from persona_rails.db import Database
+from persona_rails.db import Database, unknown_user_is_not_found
 from persona_rails.errors import Conflict, NotFound
 from persona_rails.idempotency import fingerprint
 from persona_rails.identity import Caller
@@ -187,9 +187,10 @@ def start_session(
         "start_fingerprint": start_print,
     }
     record = _record(generated, config, {"opening": True, "state": state.to_json()}, seed)
-    inserted, openings = db.run_as_user(
-        caller.claims, *repository.start_session(session_row, opening, record)
-    )
+    with unknown_user_is_not_found():
+        inserted, openings = db.run_as_user(
+            caller.claims, *repository.start_session(session_row, opening, record)
+        )
     if not inserted:
         # The same key won a race a moment ago: answer as its retry (or its conflict).
         return start_session(db, caller, request, key)

@@ -223,6 +223,24 @@ def _role_setup(role: str, claims: dict[str, Any]) -> pipeline.Statement:
     return pipeline.Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
 
 
+FOREIGN_KEY_VIOLATION = "23503"
+
+
+@contextmanager
+def unknown_user_is_not_found() -> Iterator[None]:
+    """A service-role caller may name a `user_id` with no account. The first row that references
+    `auth.users` then fails its foreign key: that is the caller's mistake (404 user_not_found),
+    not the server's (500). Wrap the writes of a use case that a service-role token can reach."""
+    from persona_rails.errors import NotFound
+
+    try:
+        yield
+    except DbError as exc:
+        if exc.sqlstate == FOREIGN_KEY_VIOLATION:
+            raise NotFound("user_not_found", "no such user", field="user_id") from None
+        raise
+
+
 def _send_without_delay(connection: Any) -> None:
     """Turn off Nagle's algorithm on a TCP connection.
 

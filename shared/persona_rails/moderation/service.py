@@ -20,8 +20,8 @@ from pydantic import Field, ValidationError
 
 from persona_rails import env
 from persona_rails.config import Artifact, json_path
-from persona_rails.db import Database, DbError
-from persona_rails.errors import Invalid, NotFound
+from persona_rails.db import Database, unknown_user_is_not_found
+from persona_rails.errors import Invalid
 from persona_rails.identity import Caller
 from persona_rails.moderation.lexicon import Lexicon
 from persona_rails.moderation.plugins import Plugin
@@ -40,7 +40,6 @@ from persona_rails.settings import LlmSettings, _Base
 
 LocalModel = Callable[[str, CheckContext], "float | None"]
 DEFAULT_FUNCTION = "ModerationCheckFunction"
-FOREIGN_KEY_VIOLATION = "23503"
 
 
 class ModerationSettings(_Base):
@@ -107,13 +106,8 @@ class ModerationService:
             stage=request.context.profile.intimacy_stage,
         )
         statements = [statement for run in runs.values() for statement in run.write(response)]
-        try:
+        with unknown_user_is_not_found():
             self.db.run_as_user(caller.claims, *statements)
-        except DbError as exc:
-            if exc.sqlstate == FOREIGN_KEY_VIOLATION:
-                # A service-role caller named a user_id that has no account.
-                raise NotFound("user_not_found", "no such user", field="user_id") from None
-            raise
         count(f"Moderation{final.capitalize()}")
         logger.info(
             "moderation check",

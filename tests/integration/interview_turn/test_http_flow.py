@@ -368,3 +368,15 @@ def test_emotion_at_the_distress_threshold_deescalates_and_holds_depth(api, user
     stored = stored_turns(db, sid)[-1]
     assert stored["telemetry"]["safety"]["action"] == "deescalate"
     assert stored["depth_decision"] in {"hold", "decrease"}
+
+
+def test_a_backend_naming_a_user_without_an_account_gets_404_not_a_500(api, db):
+    """The first row referencing auth.users fails its foreign key: the caller's mistake."""
+    import uuid
+
+    nobody = str(uuid.uuid4())
+    reply = api.post(SESSIONS, service_token(TEST_JWT_SECRET), start_body(user_id=nobody))
+    assert reply.status == 404, reply.body
+    assert (reply.error["code"], reply.error["field"]) == ("user_not_found", "user_id")
+    with db.as_owner() as tx:
+        assert tx.rows("SELECT id FROM public.interview_sessions WHERE user_id = CAST(:u AS uuid)", u=nobody) == []

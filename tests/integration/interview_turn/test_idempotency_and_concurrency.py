@@ -16,6 +16,7 @@ import pytest
 from tests.integration.interview_turn.helpers import (
     CONCRETE,
     SESSIONS,
+    STOP,
     assert_contract,
     assert_turn_response,
     decision_record,
@@ -172,3 +173,15 @@ def test_concurrent_identical_keyed_starts_create_one_session(api, users, db):
     assert all(r.body == replies[0].body for r in replies)
     assert_contract(replies[0].body["opening"])
     assert row_counts(db, narrator.id) == {"sessions": 1, "turns": 1, "records": 1, "turn_counts": 0}
+
+
+def test_the_same_start_after_the_interview_was_stopped_is_a_new_interview(api, users, db):
+    """A keyless retry only ever replays an open session: a stopped one is history."""
+    narrator = users.create()
+    first = api.post(SESSIONS, narrator.token, start_body())
+    assert first.status == 201
+    assert take(api, narrator, first.body["session_id"], STOP)["turn"]["session_status"] == "closed"
+    again = api.post(SESSIONS, narrator.token, start_body())
+    assert again.status == 201
+    assert again.body["session_id"] != first.body["session_id"]
+    assert again.body["status"] == "open"

@@ -348,17 +348,17 @@ def test_an_assisted_contradiction_citing_a_stored_fact_routes_to_clarification(
     sid = start(api, narrator)["session_id"]
     llm_signals.script(scored(), generated(CLEAN))
     take(api, narrator, sid, SETUP_CONTRADICTION)
-    # The heuristics hear no year here; the model cites fact 0 (the year of "moved": 1985).
+    # The heuristics hear no year here; the model cites fact 0 (the year of the move to Boston: 1985).
     llm_signals.script(
         scored(contradiction_score=0.8, contradiction={"fact_index": 0, "current_value": "1987"}),
         server_error(500),
     )
     body = take(api, narrator, sid, "That was the autumn we came to the city, two years after we said.")
-    assert "0. year of 'moved': 1985" in _requests(llm_signals, SIGNALS)[-1].message("system")
+    assert "0. year of 'moved>boston@self': 1985" in _requests(llm_signals, SIGNALS)[-1].message("system")
     assert body["signals"]["contradiction_score"] == 0.8
     assert body["signals"]["contradiction"] == {
         "kind": "year",
-        "anchor": "moved",
+        "anchor": "moved>boston@self",
         "earlier": "1985",
         "current": "1987",
         "earlier_turn": 1,

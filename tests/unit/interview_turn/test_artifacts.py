@@ -261,3 +261,16 @@ def test_a_schema_error_reports_the_exact_json_path(tmp_path):
 
 def test_every_shipped_template_passes_the_post_check():
     assert template_problems(interview_config(), count_tokens) == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("distress_hard_stop_threshold", "0.85"), ("refusal_decrease", "1"), ("refusal_decrease", True)],
+)
+def test_artifacts_are_read_as_strictly_as_their_json_schemas(tmp_path, field, value):
+    """A number written as a string is refused at load, as the published schema refuses it."""
+    directory = copy_config(tmp_path)
+    edit_json(directory / "depth-governor.json", lambda document: document.__setitem__(field, value))
+    with pytest.raises(ConfigError) as raised:
+        load_config(directory)
+    assert raised.value.json_path == f"$.{field}"

@@ -178,13 +178,13 @@ def test_a_conflict_already_clarified_is_not_raised_again_by_the_model():
     assert session.say("We moved to Boston in 1987.").winning_rule == Rule.CONTRADICTION_RESOLUTION.value
     session.say(PLAIN)  # another rule wins: the inconsistency loop starts over
     topic = session.state.topic("life_story")
-    assert "year:moved" in topic.clarified
+    assert "year:moved>boston@self" in topic.clarified
     text = "We moved to Boston in 1987, I am sure."
     heuristic = extract(
         CONFIG, text, topic_id="life_story", topic=topic, turn_no=session.state.turn_no + 1
     ).signals
     assert heuristic.contradiction_score == 0
-    index = next(i for i, fact in enumerate(topic.facts) if fact.key == "year:moved" and fact.value == "1985")
+    index = next(i for i, fact in enumerate(topic.facts) if fact.key == "year:moved>boston@self" and fact.value == "1985")
     cited = model(
         contradiction_score=0.9, contradiction=CitedContradiction(fact_index=index, current_value="1987")
     )

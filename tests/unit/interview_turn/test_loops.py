@@ -149,7 +149,7 @@ def test_a_conflict_already_clarified_is_not_clarified_again():
     again = session.say("We moved to Boston in 1989.")
     assert again.signals["contradiction_score"] == 0
     assert again.winning_rule != Rule.CONTRADICTION_RESOLUTION.value
-    assert session.state.topic("life_story").clarified == ("year:moved",)
+    assert session.state.topic("life_story").clarified == ("year:moved>boston@self",)
 
 
 def test_a_different_conflict_is_still_clarified_after_another_was():

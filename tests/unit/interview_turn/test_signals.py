@@ -116,7 +116,8 @@ def test_emotion_is_bounded_at_one():
         ("我们1985年搬到上海。", "我们1987年搬到上海。", FactKind.YEAR, ("1985", "1987")),
         ("我十二岁那年搬家到北京。", "我十五岁那年搬家到北京。", FactKind.AGE, ("12", "15")),
         ("我在上海出生。", "我在北京出生。", FactKind.PLACE, ("上海", "北京")),
-        ("We moved to Beijing when I was 12.", "我十五岁那年搬家。", FactKind.AGE, ("12", "15")),
+        # Across languages, and for a once-in-a-life event.
+        ("I was born in 1950.", "我1952年出生。", FactKind.YEAR, ("1950", "1952")),
     ],
 )
 def test_anchored_facts_that_differ_are_a_contradiction(earlier, later, kind, values):
@@ -197,7 +198,7 @@ def test_the_contradiction_is_reported_in_the_signals():
     outcome = session.say("We moved to Boston in 1987.")
     assert outcome.signals["contradiction"] == {
         "kind": "year",
-        "anchor": "moved",
+        "anchor": "moved>boston@self",
         "earlier": "1985",
         "current": "1987",
         "earlier_turn": 1,
@@ -227,8 +228,8 @@ def test_a_sentence_with_two_values_of_one_kind_is_skipped():
 
 
 def test_conflicts_compare_only_the_same_kind_and_anchor():
-    earlier = (Fact(FactKind.YEAR, "moved", "1985", 1), Fact(FactKind.YEAR, "*", "1970", 1))
-    found = conflicts([Fact(FactKind.YEAR, "born", "1950", 2), Fact(FactKind.YEAR, "*", "1971", 2)], earlier)
+    earlier = (Fact(FactKind.YEAR, "lost@father", "1985", 1), Fact(FactKind.YEAR, "*", "1970", 1))
+    found = conflicts([Fact(FactKind.YEAR, "born@self", "1950", 2), Fact(FactKind.YEAR, "*", "1971", 2)], earlier)
     assert found == []
 
 

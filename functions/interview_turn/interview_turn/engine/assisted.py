@@ -7,8 +7,9 @@ heuristic extractor stored for this topic (by index) and the value it now hears.
 something they did not say. The merge only ever adds caution:
 - vagueness: the mean of the two scores; emotion: the higher;
 - contradiction: the higher, with the heuristic's conflict kept when it found one;
-- refusal, elaboration and hard stops: either source can raise them, neither can clear them (of
-  two hard stops the graver wins), and a conflict already clarified is not raised again.
+- refusal and hard stops: either source can raise them, neither can clear them (of two hard
+  stops the graver wins), and a conflict already clarified is not raised again;
+- elaboration opens the depth gate, which is not caution: it stays the heuristic's.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ def merge(heuristic: Signals, assisted: AssistedSignals, topic: TopicState) -> S
         refusal_or_discomfort=heuristic.refusal_or_discomfort
         or assisted.refusal_or_discomfort
         or hard_stop is not None,
-        user_initiated_elaboration=heuristic.user_initiated_elaboration
-        or assisted.user_initiated_elaboration,
+        # Elaboration opens the depth gate, so only the narrator's own words can raise it.
+        user_initiated_elaboration=heuristic.user_initiated_elaboration,
         hard_stop=hard_stop,
         conversation_phase=Phase.CLOSE if hard_stop else heuristic.conversation_phase,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from interview_turn.engine.policy import (
@@ -15,6 +16,8 @@ from interview_turn.engine.policy import (
 )
 
 FLAGS = re.IGNORECASE
+# ’ ‘ ʼ ＇ ′ are what keyboards and models type for the apostrophe the patterns spell.
+APOSTROPHES = {ord(mark): "'" for mark in "\u2019\u2018\u02bc\uff07\u2032"}
 
 
 def compiled(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
@@ -43,6 +46,10 @@ class CompiledLexicon:
     places: tuple[re.Pattern[str], ...]
     names: tuple[re.Pattern[str], ...]
     place_stopwords: frozenset[str]
+    repeatable_anchors: frozenset[str]
+    # Other people first, the narrator ("self") last: "I remember my father died" is his event.
+    subjects: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    negation_before: tuple[re.Pattern[str], ...]
 
     @classmethod
     def of(cls, lexicon: SignalLexicon) -> CompiledLexicon:
@@ -66,6 +73,14 @@ class CompiledLexicon:
             places=tuple(re.compile(pattern) for pattern in lexicon.facts.place),
             names=tuple(re.compile(pattern) for pattern in lexicon.facts.name),
             place_stopwords=frozenset(lexicon.facts.place_stopwords),
+            repeatable_anchors=frozenset(lexicon.facts.repeatable_anchors),
+            subjects=tuple(
+                sorted(
+                    ((name, compiled(patterns)) for name, patterns in lexicon.facts.subjects.items()),
+                    key=lambda subject: subject[0] == "self",
+                )
+            ),
+            negation_before=compiled(lexicon.negation_before),
         )
 
 
@@ -94,9 +109,18 @@ class InterviewConfig:
     system_prompt: str
     # Recorded on every turn: one version for the six artifacts together (see artifacts.py).
     version: str
+    # Traditional → Simplified code points (persona_rails.chinese), for matching only.
+    simplified: Mapping[int, str] = field(default_factory=dict)
     compiled_lexicon: CompiledLexicon = field(init=False)
     compiled_constraints: CompiledConstraints = field(init=False)
+    matching_table: Mapping[int, str] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled_lexicon", CompiledLexicon.of(self.lexicon))
         object.__setattr__(self, "compiled_constraints", CompiledConstraints.of(self.constraints))
+        object.__setattr__(self, "matching_table", {**self.simplified, **APOSTROPHES})
+
+    def for_matching(self, text: str) -> str:
+        """What the lexicons and the prohibited patterns are matched against: typographic
+        apostrophes (iOS, models) as ASCII, Traditional Chinese as Simplified. Never stored."""
+        return text.translate(self.matching_table)

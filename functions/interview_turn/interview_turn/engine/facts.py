@@ -1,8 +1,10 @@
 """Checkable facts in a narrator's answer (years, ages, places, names) and conflicts between them.
 
-A fact is anchored to the life event its sentence names ("born", "moved", "married"...): "we
-moved in 1985" and "we moved in 1987" conflict, while "born in 1950" and "moved in 1985" do not.
-Unanchored facts are kept but never compared, because "I was 12" in one sentence and "I was 15"
+A fact is anchored to the life event its sentence names and to whose event it is ("born@self",
+"lost@father", "married@brother"): "my father died in 1990" and "my father died in 1992"
+conflict, while "my mother died in 2001" and "I was born in 1950" do not. Events that happen more
+than once in a life (moves, jobs, schools) are told apart by their place or year (see
+`extract_facts`). Unanchored facts are never compared: "I was 12" in one sentence and "I was 15"
 in another usually describe two moments, not one memory told twice.
 """
 
@@ -48,11 +50,33 @@ def chinese_number(text: str) -> int | None:
     return (_CHINESE_DIGITS[tens] if tens else 1) * 10 + (_CHINESE_DIGITS[ones] if ones else 0)
 
 
-def _anchor(sentence: str, lexicon: CompiledLexicon) -> str:
+SELF = "self"
+
+
+def _subject(sentence: str, event_at: int, lexicon: CompiledLexicon) -> str:
+    """Whose event it is: the person named nearest before the event's word ("we moved", "I
+    remember my father died"), else the first named after it, else the narrator."""
+    mentions = [
+        (match.start(), name)
+        for name, patterns in lexicon.subjects
+        for pattern in patterns
+        for match in pattern.finditer(sentence)
+    ]
+    before = [mention for mention in mentions if mention[0] < event_at]
+    if before:
+        return max(before)[1]
+    after = [mention for mention in mentions if mention[0] >= event_at]
+    return min(after)[1] if after else SELF
+
+
+def _event(sentence: str, lexicon: CompiledLexicon) -> tuple[str, int] | None:
+    """The life event the sentence names, and where its word starts."""
     for name, patterns in lexicon.anchors:
-        if any(pattern.search(sentence) for pattern in patterns):
-            return name
-    return UNANCHORED
+        for pattern in patterns:
+            match = pattern.search(sentence)
+            if match:
+                return name, match.start()
+    return None
 
 
 def _values(kind: FactKind, sentence: str, lexicon: CompiledLexicon) -> list[str]:
@@ -77,25 +101,47 @@ def _values(kind: FactKind, sentence: str, lexicon: CompiledLexicon) -> list[str
     return list(dict.fromkeys(value.casefold() if kind is FactKind.PLACE else value for value in found))
 
 
+def comparable(anchor: str) -> bool:
+    return anchor != UNANCHORED
+
+
+def _anchor(event: str | None, subject: str, qualifier: str | None, lexicon: CompiledLexicon) -> str:
+    """`event@subject` for a once-in-a-life event ("lost@father"); `event>qualifier@subject` for a
+    repeatable one, told apart by the other detail of its sentence ("moved>boston@self",
+    "moved>1985@self"); "*" when nothing can tell which event it is."""
+    if event is None:
+        return UNANCHORED
+    if event not in lexicon.repeatable_anchors:
+        return f"{event}@{subject}"
+    return f"{event}>{qualifier}@{subject}" if qualifier else UNANCHORED
+
+
 def extract_facts(text: str, lexicon: CompiledLexicon, turn_no: int) -> list[Fact]:
-    """Facts per sentence; a sentence stating two values of one kind is ambiguous and skipped."""
+    """Facts per sentence; a sentence stating two values of one kind is ambiguous and skipped.
+
+    Moves, jobs and schools happen more than once, so their dates and ages are compared only for
+    the same place ("we moved to Boston in 1985" against "in 1987"), and their places only for the
+    same year: two moves in two years are two events, not a contradiction."""
     facts: list[Fact] = []
     for match in _SENTENCE.finditer(text):
         sentence = match.group(0)
-        anchor = _anchor(sentence, lexicon)
-        for kind in FactKind:
-            values = _values(kind, sentence, lexicon)
-            if len(values) == 1:
-                facts.append(Fact(kind, anchor, values[0], turn_no))
+        found_event = _event(sentence, lexicon)
+        event = found_event[0] if found_event else None
+        subject = _subject(sentence, found_event[1], lexicon) if found_event else SELF
+        found = {kind: _values(kind, sentence, lexicon) for kind in FactKind}
+        single = {kind: values[0] for kind, values in found.items() if len(values) == 1}
+        for kind, value in single.items():
+            qualifier = single.get(FactKind.YEAR) if kind is FactKind.PLACE else single.get(FactKind.PLACE)
+            facts.append(Fact(kind, _anchor(event, subject, qualifier, lexicon), value, turn_no))
     return facts
 
 
 def conflicts(current: list[Fact], earlier: tuple[Fact, ...]) -> list[FactConflict]:
-    """Anchored facts of this answer whose value differs from every earlier value for the same
-    kind and anchor on the same topic (a value said before, even once, is not a conflict)."""
+    """Comparable facts of this answer whose value differs from every earlier value for the same
+    kind, event and person on the same topic (a value said before, even once, is no conflict)."""
     known: dict[str, list[Fact]] = {}
     for fact in earlier:
-        if fact.anchor != UNANCHORED:
+        if comparable(fact.anchor):
             known.setdefault(fact.key, []).append(fact)
     found = []
     for fact in current:
@@ -112,9 +158,9 @@ def conflicts(current: list[Fact], earlier: tuple[Fact, ...]) -> list[FactConfli
 
 
 def remember(earlier: tuple[Fact, ...], current: list[Fact], limit: int) -> tuple[Fact, ...]:
-    """The topic's facts after this answer: new anchored ones appended, repeats dropped, the
-    newest `limit` kept. Unanchored facts are never compared, so they are not kept: the state
-    grows only with distinct events the narrator dates or places, not with every answer."""
+    """The topic's facts after this answer: new comparable ones appended, repeats dropped, the
+    newest `limit` kept. Facts that are never compared are not kept: the state grows only with
+    distinct events the narrator dates or places, not with every answer."""
     seen = {(f.kind, f.anchor, f.value) for f in earlier}
-    fresh = [f for f in current if f.anchor != UNANCHORED and (f.kind, f.anchor, f.value) not in seen]
+    fresh = [f for f in current if comparable(f.anchor) and (f.kind, f.anchor, f.value) not in seen]
     return (*earlier, *fresh)[-limit:]

@@ -379,6 +379,10 @@ class HardStopPatterns(_Artifact):
 
 class FactPatterns(_Artifact):
     anchors: dict[str, list[Pattern]]
+    # Life events that happen more than once (moves, jobs, schools): two dates are no conflict.
+    repeatable_anchors: list[str]
+    # Whose event a sentence tells; "self" is the narrator, the default.
+    subjects: dict[str, list[Pattern]]
     year: Patterns
     age: Patterns
     place: Patterns
@@ -398,6 +402,8 @@ class SignalLexicon(_Artifact):
     version: Version
     description: str = ""
     hard_stops: HardStopPatterns
+    # A stop phrase right after one of these ("I don't want to stop", 不想停) is not a stop.
+    negation_before: Patterns
     refusal: Patterns
     discomfort: Patterns
     topic_change: Patterns
@@ -410,6 +416,15 @@ class SignalLexicon(_Artifact):
     specifics: Patterns
     facts: FactPatterns
     thresholds: ExtractorThresholds
+
+    @model_validator(mode="after")
+    def _known_anchors_and_subjects(self) -> SignalLexicon:
+        unknown = sorted(set(self.facts.repeatable_anchors) - set(self.facts.anchors))
+        if unknown:
+            raise ValueError(f"facts.repeatable_anchors names unknown anchors {unknown}")
+        if "self" not in self.facts.subjects:
+            raise ValueError("facts.subjects needs a 'self' entry (the narrator)")
+        return self
 
     @model_validator(mode="after")
     def _one_group_per_fact_pattern(self) -> SignalLexicon:

@@ -58,10 +58,11 @@ def length_cap(config: InterviewConfig, persona: Persona) -> int:
 
 def post_check(config: InterviewConfig, text: str, persona: Persona, metrics: Metrics) -> list[Violation]:
     nc = config.constraints
+    matched = config.for_matching(text)
     found = [
         Violation(rule_id, fallback)
         for rule_id, fallback, patterns in config.compiled_constraints.rules
-        if any(pattern.search(text) for pattern in patterns)
+        if any(pattern.search(matched) for pattern in patterns)
     ]
     if (
         metrics.response_tokens > length_cap(config, persona)

@@ -91,13 +91,31 @@ def _score(value: float) -> float:
     return round(min(1.0, max(0.0, value)), 2)
 
 
+NEGATION_WINDOW = 24
+
+
+def _unnegated(
+    patterns: tuple[re.Pattern[str], ...], text: str, negations: tuple[re.Pattern[str], ...]
+) -> bool:
+    """A match that no negation right before it cancels: "I don't want to stop", 不想停下来."""
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
+            if not any(negation.search(before) for negation in negations):
+                return True
+    return False
+
+
 def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
-    """Self-harm first: when a message holds both, the crisis guidance must not be lost."""
+    """Self-harm first: when a message holds both, the crisis guidance must not be lost. It is
+    not second-guessed by negation either ("I would never kill myself" still gets the guidance):
+    a needless crisis line costs far less than a missed one. A stop request is a stop only
+    when nothing negates it, because it closes the session for good."""
     if _any(lexicon.self_harm, text):
         return HardStop.SELF_HARM
     if _any(lexicon.acute_distress, text):
         return HardStop.ACUTE_DISTRESS
-    if _any(lexicon.stop_request, text):
+    if _unnegated(lexicon.stop_request, text, lexicon.negation_before):
         return HardStop.STOP_REQUEST
     return None
 
@@ -140,6 +158,7 @@ def extract(
     config: InterviewConfig, text: str, *, topic_id: str, topic: TopicState, turn_no: int
 ) -> Extraction:
     lexicon = config.compiled_lexicon
+    text = config.for_matching(text)
     stop = hard_stop(text, lexicon)
     topic_change = _any(lexicon.topic_change, text)
     refusal = (

@@ -138,8 +138,13 @@ def resolve_topic(config: InterviewConfig, state: SessionState, requested: str |
 
 
 def crisis_guidance(config: InterviewConfig, state: SessionState) -> str:
+    """The locale's line when it is written in the session's language (zh-CN for a Chinese
+    session), else the language's own generic line: never a line the narrator cannot read."""
     guidance = config.constraints.crisis_guidance
-    return guidance.get(state.locale or "", guidance[state.language.value])
+    locale = state.locale or ""
+    if locale.partition("-")[0] == state.language.value and locale in guidance:
+        return guidance[locale]
+    return guidance[state.language.value]
 
 
 def initial_state(config: InterviewConfig, state: SessionState) -> SessionState:
