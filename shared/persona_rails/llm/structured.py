@@ -123,6 +123,7 @@ def complete_structured(
     schema: type[ModelT],
     schema_name: str,
     max_tokens: int = 300,
+    temperature: float = 0,
 ) -> LlmReply[ModelT]:
     """One call whose reply must validate against `schema`; the strict JSON schema sent to the
     model is generated from it (`strict_json_schema`), never written a second time."""
@@ -139,7 +140,7 @@ def complete_structured(
             lambda: client.chat.completions.create(
                 model=settings.model,
                 messages=messages,
-                temperature=0,
+                temperature=temperature,
                 max_tokens=max_tokens,
                 response_format={
                     "type": "json_schema",

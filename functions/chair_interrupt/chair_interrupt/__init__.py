@@ -1,0 +1,1 @@
+"""ChairInterruptFunction: debate chairs interrupting each other, with cooldowns held in Postgres."""

@@ -1,0 +1,148 @@
+"""The schemas of the engine's artifacts: frameworks (PHILOSOPHICAL_CHAIR_INFO), quick-check
+patterns, openers (INTERRUPT_OPENERS) and the policy. What the spec fixes is enforced here: the
+six reasons, the thresholds 1→0.9 … 5→0.5, and the spec's seven quick-check patterns, first and
+unchanged. A file that breaks them fails the cold start."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from chair_interrupt.engine.model import Reason
+
+Score = Annotated[float, Field(ge=0, le=1)]
+Version = Annotated[str, Field(min_length=1, max_length=40)]
+SPEC_THRESHOLDS = {"1": 0.9, "2": 0.8, "3": 0.7, "4": 0.6, "5": 0.5}
+# quickInterruptCheck's patterns, in the spec's order (JavaScript /i regexes, same syntax here).
+SPEC_PATTERNS = (
+    ("they (just|only|simply) want", Reason.STRAW_MAN_DETECTED),
+    ("that's (ridiculous|absurd|naive)", Reason.STRAW_MAN_DETECTED),
+    ("utilitarians? (don't|never) care about", Reason.FACTUAL_CORRECTION),
+    ("virtue ethics (ignores?|has no)", Reason.FACTUAL_CORRECTION),
+    ("the (real|fundamental|core) (issue|question|problem) is", Reason.PIVOTAL_POINT),
+    ("this is (exactly|precisely) (where|why)", Reason.PIVOTAL_POINT),
+    ("(obviously|clearly|undeniably|certainly) (wrong|false|mistaken)", Reason.DIRECT_CHALLENGE),
+)
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression ({exc})") from None
+    return pattern
+
+
+class _Artifact(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Framework(_Artifact):
+    name: str = Field(min_length=1, max_length=60)
+    core_principle: str = Field(min_length=1, max_length=300)
+    aliases: list[Annotated[str, Field(min_length=2, max_length=40)]] = Field(min_length=1)
+
+
+REQUIRED_FRAMEWORKS = (
+    "utilitarianism",
+    "deontology",
+    "virtue_ethics",
+    "contractualism",
+    "pragmatism",
+    "care_ethics",
+)
+
+
+class Frameworks(_Artifact):
+    version: Version
+    description: str = ""
+    frameworks: dict[Annotated[str, Field(pattern=r"^[a-z][a-z_]{1,39}$")], Framework]
+
+    @field_validator("frameworks")
+    @classmethod
+    def _required(cls, frameworks: dict[str, Framework]) -> dict[str, Framework]:
+        missing = sorted(set(REQUIRED_FRAMEWORKS) - set(frameworks))
+        if missing:
+            raise ValueError(f"missing the frameworks {missing}")
+        return frameworks
+
+
+class QuickPattern(_Artifact):
+    pattern: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_compiles)]
+    reason: Reason
+    source: Literal["spec", "extension"]
+
+
+class QuickCheckPatterns(_Artifact):
+    version: Version
+    description: str = ""
+    patterns: list[QuickPattern] = Field(min_length=len(SPEC_PATTERNS))
+
+    @field_validator("patterns")
+    @classmethod
+    def _spec_first(cls, patterns: list[QuickPattern]) -> list[QuickPattern]:
+        head = tuple((p.pattern, p.reason) for p in patterns[: len(SPEC_PATTERNS)])
+        if head != SPEC_PATTERNS:
+            raise ValueError("must begin with the spec's seven patterns, unchanged and in order")
+        return patterns
+
+
+Opener = Annotated[str, Field(min_length=3, max_length=60)]
+
+
+class Openers(_Artifact):
+    version: Version
+    description: str = ""
+    openers: dict[Reason, list[Opener]]
+
+    @field_validator("openers")
+    @classmethod
+    def _every_reason(cls, openers: dict[Reason, list[str]]) -> dict[Reason, list[str]]:
+        missing = sorted(set(Reason) - set(openers))
+        if missing:
+            raise ValueError(f"every reason needs openers; missing {missing}")
+        for reason, lines in openers.items():
+            if not lines:
+                raise ValueError(f"{reason} has no openers")
+            for line in lines:
+                if not 2 <= len(line.split()) <= 8:
+                    raise ValueError(f"{reason}: an opener is 2 to 8 words ({line!r})")
+        return openers
+
+
+class LlmGate(_Artifact):
+    description: str = ""
+    always_from_aggressiveness: int = Field(ge=1, le=6)
+
+
+class Offline(_Artifact):
+    base_urgency: dict[Reason, Score]
+    targets_a_chair_bonus: Score
+    exclamation_bonus: Score
+    trigger_content_max_chars: int = Field(ge=20, le=1000)
+
+    @field_validator("base_urgency")
+    @classmethod
+    def _every_reason(cls, urgency: dict[Reason, float]) -> dict[Reason, float]:
+        missing = sorted(set(Reason) - set(urgency))
+        if missing:
+            raise ValueError(f"every reason needs a base urgency; missing {missing}")
+        return urgency
+
+
+class Policy(_Artifact):
+    version: Version
+    description: str = ""
+    urgency_thresholds: dict[str, Score]
+    llm_gate: LlmGate
+    context_chars: Literal[800]
+    offline: Offline
+
+    @field_validator("urgency_thresholds")
+    @classmethod
+    def _spec_thresholds(cls, thresholds: dict[str, float]) -> dict[str, float]:
+        if thresholds != SPEC_THRESHOLDS:
+            raise ValueError(f"must be the spec's thresholds {SPEC_THRESHOLDS}")
+        return thresholds
