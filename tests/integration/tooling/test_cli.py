@@ -62,6 +62,10 @@ def test_serve_runs_the_demo_of_every_function_that_has_one(local_stack, databas
     assert '"winning_rule": "vagueness"' in out
     assert '"safety_action": "redirect"' in out
     assert '"safety_action": "stop"' in out
+    # ChairInterruptFunction's hook: a straw man interrupted, then the cooldown holds.
+    assert "ChairInterruptFunction: ready in" in out
+    assert "chair_2 interrupts (straw_man_detected" in out
+    assert '"total_interrupts": 1' in out
     assert "Dialog completed end to end." in out
 
 
