@@ -19,18 +19,22 @@ class ChairConfig:
     openers: Openers
     policy: Policy
     version: str
-    # The quick check: every pattern in one alternation rejects a text with no trigger in one
-    # pass; a text that has one is then matched pattern by pattern, in the spec's order.
-    any_trigger: re.Pattern[str] = field(init=False)
-    ordered: tuple[tuple[re.Pattern[str], Reason], ...] = field(init=False)
+    # The quick check, in the spec's order: (required literals, pattern, reason). A pattern runs
+    # only on a chunk holding one of its literals, so a chunk with no trigger costs a few
+    # substring searches instead of two dozen regular expressions.
+    ordered: tuple[tuple[tuple[str, ...], re.Pattern[str], Reason], ...] = field(init=False)
+    literals: tuple[str, ...] = field(init=False)
     aliases: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         patterns = self.quick_check.patterns
-        combined = "|".join(f"(?:{p.pattern})" for p in patterns)
-        object.__setattr__(self, "any_trigger", re.compile(combined, re.IGNORECASE))
         object.__setattr__(
-            self, "ordered", tuple((re.compile(p.pattern, re.IGNORECASE), p.reason) for p in patterns)
+            self,
+            "ordered",
+            tuple((tuple(p.requires), re.compile(p.pattern, re.IGNORECASE), p.reason) for p in patterns),
+        )
+        object.__setattr__(
+            self, "literals", tuple(dict.fromkeys(lit for p in patterns for lit in p.requires))
         )
         object.__setattr__(
             self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from chair_interrupt.engine.model import Reason
 
@@ -69,10 +69,29 @@ class Frameworks(_Artifact):
         return frameworks
 
 
+Literal_ = Annotated[str, Field(min_length=1, max_length=40)]
+
+
 class QuickPattern(_Artifact):
     pattern: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_compiles)]
     reason: Reason
     source: Literal["spec", "extension"]
+    # Lowercase literals one of which every match contains: a chunk without any skips the pattern.
+    requires: list[Literal_] = Field(min_length=1)
+    example: str = Field(min_length=1, max_length=300)
+
+    @model_validator(mode="after")
+    def _example_triggers(self) -> QuickPattern:
+        if any(literal != literal.lower() for literal in self.requires):
+            raise ValueError(
+                "requires: literals are matched against lowercased text, so write them lowercase"
+            )
+        text = self.example.lower()
+        if re.search(self.pattern, text, re.IGNORECASE) is None:
+            raise ValueError(f"example {self.example!r} does not match the pattern")
+        if not any(literal in text for literal in self.requires):
+            raise ValueError(f"example {self.example!r} holds none of the required literals {self.requires}")
+        return self
 
 
 class QuickCheckPatterns(_Artifact):
