@@ -118,6 +118,8 @@ def offline_decision(
 ) -> Decision:
     """The deterministic evaluator: the quick check's reason, its base urgency, plus a bonus when
     the chunk names an eligible chair's framework and when it exclaims."""
+    if not eligible:
+        return Decision(Outcome.NO_ELIGIBLE_CHAIR)
     if not quick.potential_trigger or quick.likely_reason is None or quick.span is None:
         return Decision(Outcome.NO_QUICK_TRIGGER)
     rules = config.policy.offline
@@ -167,10 +169,12 @@ def llm_decision(
     """The model's verdict, parsed as the spec parses it, and stricter where it is silent: an
     unknown reason or chair is no interrupt, the urgency is clamped to [0, 1], and a missing or
     unusable opener is drawn from the reason's pool."""
-    urgency = round(_clamp(verdict.urgency), 2)
+    exact = _clamp(verdict.urgency)
+    # Compared as given (0.699 is below 0.7), reported to two decimals.
+    urgency = round(exact, 2)
     if not verdict.should_interrupt:
         return Decision(Outcome.DECLINED, urgency=urgency)
-    if urgency < threshold:
+    if exact < threshold:
         return Decision(Outcome.BELOW_THRESHOLD, urgency=urgency)
     chair = next((c for c in eligible if c.position == verdict.interrupting_chair_position), None)
     if chair is None:

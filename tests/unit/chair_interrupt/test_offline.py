@@ -1,0 +1,151 @@
+"""The deterministic offline evaluator (the spec's heuristics when no LLM answers): the quick
+check's reason and base urgency, bonuses for naming an eligible chair's framework and for an
+exclamation, the threshold, the interrupting chair, the trigger sentence and the seeded opener."""
+
+from __future__ import annotations
+
+import pytest
+
+from chair_interrupt.engine.evaluate import (
+    Outcome,
+    offline_decision,
+    opener,
+    targeted_chair,
+)
+from chair_interrupt.engine.model import Chair, QuickCheck, Reason
+from tests.unit.chair_interrupt.support import (
+    CARE,
+    DEON,
+    SEED,
+    UTIL,
+    VIRTUE,
+    config,
+    context,
+    offline,
+)
+
+
+def test_no_quick_trigger_is_no_interrupt_even_when_aggressive():
+    decision = offline(context("Let us weigh the evidence before deciding."), aggressiveness=5)
+    assert decision.outcome is Outcome.NO_QUICK_TRIGGER
+    assert decision.candidate is None
+    assert decision.urgency is None
+
+
+def test_a_trigger_without_reason_or_span_is_treated_as_no_trigger():
+    cfg = config()
+    ctx = context("They just want power.")
+    for quick in (QuickCheck(True, None, (0, 4)), QuickCheck(True, Reason.STRAW_MAN_DETECTED, None)):
+        decision = offline_decision(cfg, ctx, [VIRTUE], quick, threshold=0.5, seed=SEED)
+        assert decision.outcome is Outcome.NO_QUICK_TRIGGER
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "urgency"),
+    [
+        ("They just want power.", Reason.STRAW_MAN_DETECTED, 0.85),
+        ("Utilitarians never care about rights.", Reason.FACTUAL_CORRECTION, 0.85),
+        ("That is obviously wrong.", Reason.DIRECT_CHALLENGE, 0.75),
+        ("The real issue is consent.", Reason.PIVOTAL_POINT, 0.7),
+        ("What do you mean by harm?", Reason.CLARIFICATION_NEEDED, 0.6),
+        ("I fully agree with that.", Reason.STRONG_AGREEMENT, 0.55),
+    ],
+)
+def test_base_urgency_per_reason(text, reason, urgency):
+    decision = offline(context(text, others=(DEON,)), aggressiveness=5)
+    assert decision.outcome is Outcome.INTERRUPT
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_reason is reason
+    assert decision.urgency == pytest.approx(urgency)
+
+
+def test_an_exclamation_adds_the_bonus():
+    plain = offline(context("That is obviously wrong.", others=(DEON,)))
+    exclaimed = offline(context("That is obviously wrong!", others=(DEON,)))
+    assert plain.urgency == pytest.approx(0.75)
+    assert exclaimed.urgency == pytest.approx(0.8)
+
+
+def test_a_fullwidth_exclamation_adds_the_bonus():
+    decision = offline(context("这显然是错的！", others=(DEON,)))
+    assert decision.urgency == pytest.approx(0.8)
+
+
+def test_naming_an_eligible_chairs_framework_adds_the_bonus_and_picks_that_chair():
+    decision = offline(context("Care ethics people just want comfort.", others=(DEON, CARE)))
+    assert decision.candidate is not None
+    assert decision.candidate.interrupting_chair == CARE
+    assert decision.urgency == pytest.approx(0.9)
+
+
+def test_a_chinese_alias_targets_the_chair():
+    decision = offline(context("美德伦理的支持者，他们只是想自我感觉良好！", others=(DEON, VIRTUE)))
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_reason is Reason.STRAW_MAN_DETECTED
+    assert decision.candidate.interrupting_chair == VIRTUE
+    assert decision.urgency == pytest.approx(0.95)
+
+
+def test_an_alias_inside_a_longer_word_targets_nobody():
+    # "kant" is a deontology alias, but not inside "Kantorovich".
+    assert targeted_chair(config(), "As Kantorovich showed, they just want efficiency.", [DEON]) is None
+    assert targeted_chair(config(), "As Kant showed, they just want efficiency.", [DEON]) == DEON
+
+
+def test_urgency_is_clamped_to_one():
+    # 0.85 + 0.05 + 0.05 = 0.95 at most with the shipped bonuses; still never above 1.
+    decision = offline(context("Virtue ethicists only want applause!!!", others=(VIRTUE,)), aggressiveness=1)
+    assert decision.urgency is not None
+    assert 0.0 <= decision.urgency <= 1.0
+
+
+def test_below_threshold_reports_the_urgency_without_a_candidate():
+    decision = offline(context("What do you mean by harm?", others=(DEON,)), aggressiveness=2)
+    assert decision.outcome is Outcome.BELOW_THRESHOLD
+    assert decision.urgency == pytest.approx(0.6)
+    assert decision.candidate is None
+
+
+def test_without_a_target_the_first_eligible_chair_interrupts():
+    decision = offline(context("That is obviously wrong.", others=(CARE, DEON)))
+    assert decision.candidate is not None
+    assert decision.candidate.interrupting_chair == CARE
+    assert decision.candidate.interrupted_chair == UTIL
+
+
+def test_trigger_content_is_the_sentence_holding_the_trigger():
+    text = "We agree on the data. But they just want control! Anyway, moving on."
+    decision = offline(context(text, others=(DEON,)))
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_content == "But they just want control!"
+
+
+def test_trigger_content_of_a_chinese_chunk_is_its_sentence():
+    text = "我们先看数据。这显然是错的！然后继续。"
+    decision = offline(context(text, others=(DEON,)))
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_content == "这显然是错的！"
+
+
+def test_trigger_content_without_a_sentence_end_runs_to_the_chunks_end_capped():
+    text = "Well they just want " + "more " * 100
+    decision = offline(context(text, others=(DEON,)))
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_content == text.strip()[:200]
+
+
+def test_the_opener_is_drawn_from_the_reason_pool_with_the_seed():
+    decision = offline(context("They just want power.", others=(DEON,)))
+    assert decision.candidate is not None
+    assert decision.candidate.suggested_opener == opener(config(), Reason.STRAW_MAN_DETECTED, SEED)
+
+
+def test_the_same_inputs_decide_the_same():
+    ctx = context("Virtue ethics people just want to feel good about themselves!")
+    assert offline(ctx) == offline(ctx)
+
+
+def test_a_chair_is_shown_by_display_name_else_model_id():
+    assert VIRTUE.display_name == "Claude"
+    assert DEON.display_name == "google/gemini-pro"
+    assert Chair("chair_5", "pragmatism", "m").display_name == "m"
