@@ -138,9 +138,10 @@ def decide(
         if fault.reason in _UNUSABLE_REPLY and fault.raw is not None:
             logger.warning("unusable interrupt evaluation", extra={"fallback_reason": fault.reason})
             count("InterruptReplyRejected")
-            return Evaluated(
-                Decision(Outcome.MALFORMED_REPLY), Source.LLM, llm.model, fault.raw, fault.reason
-            )
+            # Postgres text cannot hold NUL. Written as its JSON escape the reply still reads as
+            # malformed (parse_reply refuses a NUL in any value), so its replay is the same.
+            raw = fault.raw.replace("\x00", "\\u0000")
+            return Evaluated(Decision(Outcome.MALFORMED_REPLY), Source.LLM, llm.model, raw, fault.reason)
         logger.warning("llm fault, using the offline evaluator", extra={"fallback_reason": fault.reason})
         count("LlmFallback")
         decision = offline_decision(config, context, eligible, quick, threshold=threshold, seed=seed)

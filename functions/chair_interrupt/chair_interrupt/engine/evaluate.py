@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -148,10 +149,15 @@ def offline_decision(
     return Decision(Outcome.INTERRUPT, candidate, urgency)
 
 
+def _plain(text: str) -> str:
+    """The model's text as one line of printable characters (no ESC, BEL or other controls)."""
+    return " ".join("".join(" " if unicodedata.category(char) == "Cc" else char for char in text).split())
+
+
 def _usable_opener(text: str | None) -> str | None:
     if text is None:
         return None
-    text = " ".join(text.split())
+    text = _plain(text)
     if not text or len(text) > MAX_OPENER_CHARS or len(text.split()) > MAX_OPENER_WORDS:
         return None
     return text
@@ -183,7 +189,7 @@ def llm_decision(
         return Decision(Outcome.UNKNOWN_REASON, urgency=urgency)
     reason = Reason(verdict.reason)
     limit = config.policy.offline.trigger_content_max_chars
-    trigger = " ".join((verdict.trigger_content or "").split())[:limit] or context.recent_content[:limit]
+    trigger = _plain(verdict.trigger_content or "")[:limit] or context.recent_content[:limit]
     candidate = Candidate(
         interrupting_chair=chair,
         interrupted_chair=context.current_speaker,

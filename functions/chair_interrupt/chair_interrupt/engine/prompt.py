@@ -22,11 +22,13 @@ class LlmVerdict(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     should_interrupt: bool = Field(alias="shouldInterrupt")
-    interrupting_chair_position: str | None = Field(alias="interruptingChairPosition")
-    reason: str | None
-    trigger_content: str | None = Field(alias="triggerContent")
     urgency: float
-    suggested_opener: str | None = Field(alias="suggestedOpener")
+    # Sent to the model as required (strict structured output); a reply that leaves one out is
+    # still read, as the spec reads it: no chair or reason is no interrupt, no opener is drawn.
+    interrupting_chair_position: str | None = Field(default=None, alias="interruptingChairPosition")
+    reason: str | None = None
+    trigger_content: str | None = Field(default=None, alias="triggerContent")
+    suggested_opener: str | None = Field(default=None, alias="suggestedOpener")
 
 
 def _aggressiveness_note(aggressiveness: int) -> str:
