@@ -192,11 +192,66 @@ INTERVIEW_SESSION = (
         200,
     ),
 )
+CHAIR_PREFIX = "/debates/{debate_id}/interrupts"
+CHAIR_EVALUATE = f"POST {CHAIR_PREFIX}/evaluate"
+# The spec's straw-man case (events/chair-interrupt/evaluate.json): on a fresh debate the
+# virtue-ethics chair interrupts (urgency 0.95), so the evaluation claims a cooldown and logs it.
+CHAIR_BODY = {
+    "current_speaker": {"position": "chair_1", "framework": "utilitarianism", "model_id": "Claude"},
+    "other_chairs": [
+        {"position": "chair_2", "framework": "virtue_ethics", "model_id": "GPT"},
+        {"position": "chair_3", "framework": "deontology", "model_id": "Gemini"},
+    ],
+    "recent_content": "Virtue ethics people just want to feel good about themselves!",
+    "debate_so_far": "Moderator: Should AI systems be allowed to deceive users for their own good?",
+    "topic": "AI Ethics",
+    "interruptions": {
+        "enabled": True,
+        "allow_chair_interruptions": True,
+        "aggressiveness": 3,
+        "cooldown_seconds": 60,
+    },
+}
+
+
+def _chair_event(
+    function: Function, route_key: str, user: BenchUser, debate_id: str, body: dict[str, Any] | None
+) -> dict[str, Any]:
+    # The chair routes name a debate, not a session: each dialog's fresh id is a new debate.
+    event = _event(function, route_key, user, debate_id, body)
+    path = next(r for r in function.routes if r.route_key == route_key).path.replace("{debate_id}", debate_id)
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["pathParameters"] = {"debate_id": debate_id}
+    return event
+
+
+# Evaluate (an interrupt), quick-check, read the stats, reset the cooldowns: every route once.
+CHAIR_DEBATE = (
+    Step(CHAIR_EVALUATE, lambda f, u, sid: _chair_event(f, CHAIR_EVALUATE, u, sid, CHAIR_BODY), 200),
+    Step(
+        f"POST {CHAIR_PREFIX}/quick-check",
+        lambda f, u, sid: _chair_event(
+            f, f"POST {CHAIR_PREFIX}/quick-check", u, sid, {"content": CHAIR_BODY["recent_content"]}
+        ),
+        200,
+    ),
+    Step(
+        f"GET {CHAIR_PREFIX}/stats",
+        lambda f, u, sid: _chair_event(f, f"GET {CHAIR_PREFIX}/stats", u, sid, None),
+        200,
+    ),
+    Step(
+        f"POST {CHAIR_PREFIX}/reset-cooldowns",
+        lambda f, u, sid: _chair_event(f, f"POST {CHAIR_PREFIX}/reset-cooldowns", u, sid, None),
+        200,
+    ),
+)
 # A new HTTP function adds its flow here; the benchmark refuses to run without one.
 FLOWS: dict[str, tuple[Step, ...]] = {
     "InterceptSessionFunction": INTERCEPT_DIALOG,
     "ModerationCheckFunction": MODERATION_CHECK,
     "InterviewTurnFunction": INTERVIEW_SESSION,
+    "ChairInterruptFunction": CHAIR_DEBATE,
 }
 
 

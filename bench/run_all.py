@@ -15,7 +15,7 @@ import argparse
 import os
 import time
 
-from bench import cold_start, import_costs, interview, moderation, round_trips, warm_latency
+from bench import chair_interrupt, cold_start, import_costs, interview, moderation, round_trips, warm_latency
 from bench.common import Report, emit, machine_summary
 
 
@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_latency.run,
         round_trips.run,
         interview.run,
+        chair_interrupt.run,
         moderation.run,
     ):
         report = benchmark()

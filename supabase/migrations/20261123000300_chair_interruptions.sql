@@ -11,6 +11,8 @@ CREATE TABLE public.chair_cooldowns (
   debate_id uuid NOT NULL,
   chair_position text NOT NULL CHECK (chair_position ~ '^[A-Za-z0-9_-]{1,40}$'),
   last_interrupt_at timestamptz NOT NULL,
+  -- The cooldown in force when the chair interrupted, so a reset can say whose was running.
+  cooldown_seconds integer NOT NULL DEFAULT 0 CHECK (cooldown_seconds >= 0),
   PRIMARY KEY (user_id, debate_id, chair_position)
 );
 

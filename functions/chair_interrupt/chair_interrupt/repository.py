@@ -36,11 +36,12 @@ def record_evaluation(evaluation: Row, interrupt: Row | None, record: Row) -> St
     sql = """
         WITH claimed AS (
             INSERT INTO public.chair_cooldowns AS c
-                (user_id, debate_id, chair_position, last_interrupt_at)
-            SELECT (SELECT auth.uid()), CAST(:debate AS uuid), :interrupting_chair, now()
+                (user_id, debate_id, chair_position, last_interrupt_at, cooldown_seconds)
+            SELECT (SELECT auth.uid()), CAST(:debate AS uuid), :interrupting_chair, now(), :cooldown
             WHERE CAST(:interrupts AS boolean)
             ON CONFLICT (user_id, debate_id, chair_position) DO UPDATE
-                SET last_interrupt_at = EXCLUDED.last_interrupt_at
+                SET last_interrupt_at = EXCLUDED.last_interrupt_at,
+                    cooldown_seconds = EXCLUDED.cooldown_seconds
                 WHERE c.last_interrupt_at <= EXCLUDED.last_interrupt_at
                     - make_interval(secs => CAST(:cooldown AS double precision))
             RETURNING chair_position
@@ -121,8 +122,11 @@ def stats(debate_id: str) -> Statement:
 
 def reset_cooldowns(debate_id: str) -> Statement:
     return (
-        "DELETE FROM public.chair_cooldowns"
+        "WITH cleared AS (DELETE FROM public.chair_cooldowns"
         " WHERE user_id = (SELECT auth.uid()) AND debate_id = CAST(:debate AS uuid)"
-        " RETURNING chair_position",
+        " RETURNING chair_position, last_interrupt_at, cooldown_seconds)"
+        # Only the cooldowns still running count as cleared; the others had already expired.
+        " SELECT chair_position FROM cleared"
+        " WHERE last_interrupt_at + make_interval(secs => cooldown_seconds) > now()",
         {"debate": debate_id},
     )

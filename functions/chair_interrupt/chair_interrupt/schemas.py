@@ -7,10 +7,12 @@ and the `ChairInterruptCandidate`.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated
 from uuid import UUID
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -25,6 +27,16 @@ from chair_interrupt.artifacts import chair_config
 from chair_interrupt.engine.model import Reason
 from persona_rails.text import PrintableText, user_text
 
+# Control characters (but newline, tab and carriage return) and lone surrogates.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def _debate_text(value: str) -> str:
+    if _UNPRINTABLE.search(value):
+        raise ValueError("control characters and lone surrogates are not allowed")
+    return value
+
+
 MAX_CHAIRS = 8
 RECENT_MAX_CHARS = 4000
 DEBATE_MAX_CHARS = 50_000
@@ -36,8 +48,9 @@ if TYPE_CHECKING:
     QuickContent = str
 else:
     Content = user_text(1, RECENT_MAX_CHARS)
-    # The whole debate so far may be empty at the first chunk; only its last 800 characters are used.
-    DebateText = Annotated[PrintableText, Field(max_length=DEBATE_MAX_CHARS)]
+    # The whole debate so far may be empty at the first chunk; only its last 800 characters are
+    # used, so it is checked with one regular expression instead of character by character.
+    DebateText = Annotated[str, Field(max_length=DEBATE_MAX_CHARS), AfterValidator(_debate_text)]
     Topic = user_text(1, 300)
     QuickContent = user_text(1, RECENT_MAX_CHARS)
 

@@ -281,3 +281,12 @@ def test_stats_count_interrupts_per_chair_and_per_reason(api, db, owner):
     assert len(rows) == 4
     # Another debate of the same owner counts on its own.
     assert stats(api, owner, new_debate())["total_interrupts"] == 0
+
+
+def test_a_reset_names_only_the_cooldowns_that_were_still_running(api, db, owner):
+    """A chair whose cooldown (0 s here) had already run out was not held back: not 'cleared'."""
+    debate = new_debate()
+    assert evaluate(api, owner, debate, STRAW_MAN, cooldown_seconds=0).body is not None
+    assert [row["chair_position"] for row in cooldown_rows(db, owner.id, debate)] == ["chair_2"]
+    assert reset(api, owner, debate) == {"debate_id": debate, "cleared": []}
+    assert cooldown_rows(db, owner.id, debate) == []

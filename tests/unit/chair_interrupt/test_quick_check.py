@@ -175,7 +175,10 @@ EXTRA_PHRASES = [
 
 
 def spec_quick_check(content: str) -> Reason | None:
-    text = content.translate(_TO_ASCII)
+    """The spec's loop over the shipped patterns, on the chunk as the engine prepares it: typographic
+    apostrophes as ASCII, and runs of whitespace (newlines, tabs, double spaces) as one space, so a
+    phrase broken across lines triggers like the same phrase on one line."""
+    text = " ".join(content.translate(_TO_ASCII).split())
     for pattern in COMPILED:
         if pattern.search(text):
             return Reason(PATTERNS[COMPILED.index(pattern)]["reason"])
@@ -212,3 +215,11 @@ def test_quick_check_answers_as_the_spec_loop_does(text):
 def test_shipped_examples_each_trigger_a_reason():
     for pattern in PATTERNS:
         assert quick_check(config(), pattern["example"]).potential_trigger, pattern["example"]
+
+
+@pytest.mark.parametrize(
+    "text", ["那天真是个好日子。", "这天真冷。", "Our readers simply want shorter articles.", "If you just want tea, ask."]
+)
+def test_everyday_sentences_are_not_straw_men(text):
+    """天真 inside 那天真是 is "that day really", not "naive"; wanting something is no caricature."""
+    assert not quick_check(config(), text).potential_trigger

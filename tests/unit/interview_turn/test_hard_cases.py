@@ -70,6 +70,7 @@ def test_someone_elses_suicide_and_idioms_are_not_self_harm(text):
         "我想停下来",
         "不要再问了",
         "停止訪談",  # Traditional
+        "No more questions, please. I need a rest.",
     ],
 )
 def test_everyday_ways_of_asking_to_stop_are_stop_requests(text):

@@ -9,7 +9,7 @@ from chair_interrupt.engine.model import Reason
 from chair_interrupt.engine.policy import Frameworks, Openers, Policy, QuickCheckPatterns
 
 # ’ ‘ ʼ ＇ are what keyboards and models type for the apostrophe the patterns spell.
-APOSTROPHES = str.maketrans({mark: "'" for mark in "\u2019\u2018\u02bc\uff07"})
+APOSTROPHE_MARKS = ("\u2019", "\u2018", "\u02bc", "\uff07")
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,8 @@ class ChairConfig:
     # only on a chunk holding one of its literals, so a chunk with no trigger costs a few
     # substring searches instead of two dozen regular expressions.
     ordered: tuple[tuple[tuple[str, ...], re.Pattern[str], Reason], ...] = field(init=False)
-    literals: tuple[str, ...] = field(init=False)
+    ascii_literals: tuple[str, ...] = field(init=False)
+    other_literals: tuple[str, ...] = field(init=False)
     aliases: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -33,9 +34,9 @@ class ChairConfig:
             "ordered",
             tuple((tuple(p.requires), re.compile(p.pattern, re.IGNORECASE), p.reason) for p in patterns),
         )
-        object.__setattr__(
-            self, "literals", tuple(dict.fromkeys(lit for p in patterns for lit in p.requires))
-        )
+        literals = tuple(dict.fromkeys(literal for p in patterns for literal in p.requires))
+        object.__setattr__(self, "ascii_literals", tuple(lit for lit in literals if lit.isascii()))
+        object.__setattr__(self, "other_literals", tuple(lit for lit in literals if not lit.isascii()))
         object.__setattr__(
             self,
             "aliases",

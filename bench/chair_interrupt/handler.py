@@ -1,0 +1,656 @@
+"""The real ChairInterruptFunction handler, its events, and the debates the benchmark plays through
+it: owners with several debates each, evaluations chunk by chunk, stats and cooldown resets
+between rounds. Used in-process (part 2) and behind the delaying proxy (part 3)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bench.chair_interrupt.corpus import (
+    EN_TOPICS,
+    FRAMEWORKS,
+    FUNCTION_ID,
+    LANGUAGES,
+    LOG_LEVELS,
+    MODELS,
+    REASON_WEIGHTS,
+    REASONS,
+    TRIGGER_SHARE,
+    ZH_TOPICS,
+    Settings,
+    chunk,
+)
+from bench.common import (
+    JWT_SECRET,
+    QUIET_POWERTOOLS,
+    BenchUser,
+    expect_status,
+    make_token,
+    release_handler_state,
+    set_log_level,
+    stdout_to_devnull,
+)
+
+if TYPE_CHECKING:
+    from persona_rails.db import Database
+    from persona_rails_dev.lambda_runtime import Handler
+    from persona_rails_dev.template import Function
+    from tests.support.delay_proxy import DelayProxy
+
+PREFIX = "/debates/{debate_id}/interrupts"
+EVALUATE_ROUTE = f"POST {PREFIX}/evaluate"
+QUICK_ROUTE = f"POST {PREFIX}/quick-check"
+STATS_ROUTE = f"GET {PREFIX}/stats"
+RESET_ROUTE = f"POST {PREFIX}/reset-cooldowns"
+EVALUATION_ID_HEADER = "x-evaluation-id"
+
+COOLDOWNS = (0, 5, 10, 15, 20, 30, 45, 60)  # a debate's cooldown_seconds, drawn uniformly
+# Of every 16 debates started, the second has interruptions disabled and the tenth chair
+# interruptions off (1 in 8 in all; among the first ones, so that every run has both).
+GATED_PERIOD = 16
+DISABLED_AT, CHAIRS_OFF_AT = 1, 9
+SERVICE_SHARE = 0.5  # of requests, made by the orchestrator's service-role token for the owner
+CHUNKS_PER_SPEECH = 3  # a chair speaks this many chunks, unless interrupted
+QUICK_EVERY = 5  # the quick-check route is also called on every fifth chunk
+
+
+# --- the handler and its events ---------------------------------------------------------------------
+
+
+def chair_function() -> Function:
+    from persona_rails_dev.template import functions
+
+    return functions()[FUNCTION_ID]
+
+
+def load_chair_handler(database_url: str) -> Handler:
+    """The real lambda_handler, with the template's variables and this database; no LLM configured
+    (bench.common unset OPENAI_* and the model), so every evaluation takes the offline evaluator."""
+    from persona_rails_dev.lambda_runtime import load_handler
+    from persona_rails_dev.template import literal_environment
+
+    release_handler_state()
+    function = chair_function()
+    os.environ.update(
+        {
+            **literal_environment(function),
+            **QUIET_POWERTOOLS,
+            "POWERTOOLS_SERVICE_NAME": "chair-interrupt",
+            "DATABASE_URL": database_url,
+            "SUPABASE_JWT_SECRET": JWT_SECRET,
+        }
+    )
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+    return load_handler(function)
+
+
+def service_token() -> str:
+    """The orchestrator's token: Supabase's service_role key (`role: service_role`, no `sub`)."""
+    from tests.support.users import service_token as mint
+
+    return mint(JWT_SECRET)
+
+
+def event(
+    function: Function,
+    route_key: str,
+    token: str,
+    debate_id: str,
+    *,
+    body: dict[str, Any] | None = None,
+    query: str = "",
+) -> dict[str, Any]:
+    """An API Gateway v2 event for a declared route, as events/chair-interrupt/ has them."""
+    from persona_rails_dev.apigw import http_event
+
+    declared = next(r for r in function.routes if r.route_key == route_key)
+    path = declared.path.replace("{debate_id}", debate_id)
+    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
+    text = None
+    if body is not None:
+        headers["content-type"] = "application/json"
+        text = json.dumps(body, ensure_ascii=False)
+    return http_event(
+        declared,
+        path,
+        {"debate_id": debate_id},
+        method=declared.method,
+        headers=headers,
+        body=text,
+        query=query,
+    )
+
+
+def lambda_context() -> Any:
+    from persona_rails_dev.lambda_runtime import LambdaContext
+
+    return LambdaContext(FUNCTION_ID)
+
+
+def create_owners(owner: Database, count: int) -> list[BenchUser]:
+    """auth.users rows and signed tokens: the debates' owners."""
+    people = []
+    for _ in range(count):
+        user_id = str(uuid.uuid4())
+        with owner.as_owner() as tx:
+            tx.execute(
+                "INSERT INTO auth.users (id, email) VALUES (CAST(:id AS uuid), :email)",
+                id=user_id,
+                email=f"{user_id}@bench.test",
+            )
+        people.append(BenchUser(user_id, make_token(user_id), {}))
+    return people
+
+
+# --- where an evaluation's time goes --------------------------------------------------------------------
+
+
+@dataclass
+class Spans:
+    """What the wrapped calls took during one handler call: the engine (`quick_check` and `decide`,
+    as the service calls them), hashing the request (`context_hash` and `fingerprint`, each a JSON
+    dump of the whole body and a SHA-256), and each transaction (`Database.run_as_user`)."""
+
+    engine: int = 0
+    hashing: int = 0
+    transactions: list[int] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.engine = self.hashing = 0
+        self.transactions.clear()
+
+
+def _timed(original: Any, found: Spans, part: str) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter_ns()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            setattr(found, part, getattr(found, part) + time.perf_counter_ns() - started)
+
+    return call
+
+
+@contextmanager
+def spans() -> Iterator[Spans]:
+    """Time the engine, the hashing and the transactions from outside (a clock read either side)."""
+    from persona_rails.db.database import Database
+
+    service = sys.modules["chair_interrupt.service"]
+    found = Spans()
+    parts = {"quick_check": "engine", "decide": "engine", "context_hash": "hashing", "fingerprint": "hashing"}
+    originals = {name: getattr(service, name) for name in parts}
+    run_as_user = Database.run_as_user
+
+    def timed_run(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
+        started = time.perf_counter_ns()
+        try:
+            return run_as_user(self, claims, *statements)
+        finally:
+            found.transactions.append(time.perf_counter_ns() - started)
+
+    for name, part in parts.items():
+        setattr(service, name, _timed(originals[name], found, part))
+    Database.run_as_user = timed_run  # type: ignore[method-assign]
+    try:
+        yield found
+    finally:
+        Database.run_as_user = run_as_user  # type: ignore[method-assign]
+        for name, original in originals.items():
+            setattr(service, name, original)
+
+
+# --- debates -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seat:
+    position: str
+    framework: str
+    model: str
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "framework": self.framework,
+            "model_id": self.model,
+            "model_display_name": self.model,
+        }
+
+
+@dataclass
+class Debate:
+    id: str
+    owner: BenchUser
+    language: str
+    topic: str
+    seats: list[Seat]
+    aggressiveness: int
+    cooldown: int
+    enabled: bool
+    allow_chairs: bool
+    length: int  # evaluations before the debate ends
+    taken: int = 0
+    speaker: int = 0
+    spoken: int = 0  # chunks the current speaker has said
+    chunks: list[str] = field(default_factory=list)
+    interrupts: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.taken >= self.length
+
+    @property
+    def schools(self) -> tuple[str, ...]:
+        return tuple(seat.framework for seat in self.seats)
+
+
+def new_debate(rng: random.Random, owner: BenchUser, settings: Settings, index: int) -> Debate:
+    language = LANGUAGES[index % 2]
+    frameworks = rng.sample(FRAMEWORKS, rng.randint(3, 5))
+    models = rng.sample(MODELS, len(frameworks))
+    seats = [
+        Seat(f"chair_{k + 1}", framework, model)
+        for k, (framework, model) in enumerate(zip(frameworks, models, strict=True))
+    ]
+    gated = index % GATED_PERIOD
+    return Debate(
+        id=str(uuid.uuid4()),
+        owner=owner,
+        language=language,
+        topic=rng.choice(EN_TOPICS if language == "en" else ZH_TOPICS),
+        seats=seats,
+        aggressiveness=rng.randint(1, 5),
+        cooldown=rng.choice(COOLDOWNS),
+        enabled=gated != DISABLED_AT,
+        allow_chairs=gated != CHAIRS_OFF_AT,
+        length=rng.randint(*settings.debate_chunks),
+    )
+
+
+@dataclass
+class Sample:
+    """One timed request."""
+
+    route: str
+    level: str
+    total: int  # nanoseconds around lambda_handler
+    caller: str  # "user" or "service"
+    trips: int = -1  # round trips, when counted through the proxy
+    # Evaluations only:
+    language: str = ""
+    reason: str | None = None  # the trigger the chunk carries (corpus label)
+    aggressiveness: int = 0
+    cooldown: int = 0
+    debate_chars: int = 0  # debate_so_far's length
+    interrupted: bool = False
+    evaluation_id: str = ""
+    outcome: str = ""  # the decision record's, read afterwards
+    on_cooldown: int = 0  # chairs the evaluation found on cooldown (the decision record's)
+    engine: int = 0
+    hashing: int = 0
+    transactions: tuple[int, ...] = ()
+    cleared: int = 0  # resets: chairs the reply names
+
+    @property
+    def read(self) -> int:
+        return self.transactions[0] if len(self.transactions) == 2 else 0
+
+    @property
+    def write(self) -> int:
+        return self.transactions[-1] if self.transactions else 0
+
+    @property
+    def rest(self) -> int:
+        """Mangum, FastAPI, the JWT, the request and response models, JSON text, logs and EMF."""
+        return self.total - self.engine - self.hashing - sum(self.transactions)
+
+
+class Driver:
+    """Plays debates through the handler: checks every answer, times every request, and counts
+    its round trips when given the proxy."""
+
+    def __init__(
+        self,
+        handler: Handler,
+        function: Function,
+        *,
+        found: Spans,
+        settings: Settings,
+        owners: list[BenchUser],
+        seed: int,
+        proxy: DelayProxy | None = None,
+    ) -> None:
+        self.handler = handler
+        self.function = function
+        self.spans = found
+        self.settings = settings
+        self.owners = owners
+        self.rng = random.Random(seed)
+        self.proxy = proxy
+        self.service = service_token()
+        self.debates_started = 0
+        self.slots: list[Debate] = [self._next_debate() for _ in range(settings.open_debates)]
+        self.slot = 0
+        # Resets of debates whose cooldown is 0 (no chair can be on cooldown) that still named chairs.
+        self.zero_cooldown_resets = [0, 0]
+
+    def _next_debate(self) -> Debate:
+        owner = self.owners[self.debates_started % len(self.owners)]
+        debate = new_debate(self.rng, owner, self.settings, self.debates_started)
+        self.debates_started += 1
+        return debate
+
+    def _caller(self, debate: Debate) -> tuple[str, str]:
+        if self.rng.random() < SERVICE_SHARE:
+            return "service", self.service
+        return "user", debate.owner.token
+
+    def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], int, int]:
+        context = lambda_context()
+        self.spans.clear()
+        if self.proxy is None:
+            started = time.perf_counter_ns()
+            result = self.handler(request, context)
+            return result, time.perf_counter_ns() - started, -1
+        with self.proxy.measure() as counted:
+            started = time.perf_counter_ns()
+            result = self.handler(request, context)
+            elapsed = time.perf_counter_ns() - started
+        if counted.counts.connections:
+            raise RuntimeError(f"{request['routeKey']} opened a new connection on a warm container")
+        return result, elapsed, counted.round_trips
+
+    # --- the four routes ---
+
+    def evaluate(self, debate: Debate, level: str, so_far: str | None = None) -> Sample:
+        """One chunk of the current speaker; `so_far` replaces the debate's own history."""
+        speaker = debate.seats[debate.speaker]
+        reason = self.rng.choices(REASONS, REASON_WEIGHTS)[0] if self.rng.random() < TRIGGER_SHARE else None
+        made = chunk(self.rng, debate.language, reason, debate.schools)
+        caller, token = self._caller(debate)
+        if so_far is None:
+            so_far = ("\n" if debate.language == "en" else "").join(debate.chunks)
+        body: dict[str, Any] = {
+            "current_speaker": speaker.body(),
+            "other_chairs": [seat.body() for seat in debate.seats if seat is not speaker],
+            "recent_content": made.text,
+            "debate_so_far": so_far,
+            "topic": debate.topic,
+            "interruptions": {
+                "enabled": debate.enabled,
+                "allow_chair_interruptions": debate.allow_chairs,
+                "aggressiveness": debate.aggressiveness,
+                "cooldown_seconds": debate.cooldown,
+            },
+        }
+        if caller == "service":
+            body["user_id"] = debate.owner.id
+        result, elapsed, trips = self._call(event(self.function, EVALUATE_ROUTE, token, debate.id, body=body))
+        answer = expect_status(result, 200, "evaluate")
+        headers = {name.lower(): value for name, value in (result.get("headers") or {}).items()}
+        evaluation_id = headers.get(EVALUATION_ID_HEADER, "")
+        if not evaluation_id:
+            raise RuntimeError("an evaluation answered without its x-evaluation-id header")
+        interrupted = bool(answer)
+        debate.taken += 1
+        debate.chunks.append(made.text)
+        if interrupted:
+            debate.interrupts += 1
+            if answer["interrupted_chair"]["position"] != speaker.position:
+                raise RuntimeError("the candidate interrupts a chair that is not speaking")
+            position = answer["interrupting_chair"]["position"]
+            debate.speaker = next(k for k, seat in enumerate(debate.seats) if seat.position == position)
+            debate.spoken = 0
+        else:
+            debate.spoken += 1
+            if debate.spoken >= CHUNKS_PER_SPEECH:
+                debate.speaker = (debate.speaker + 1) % len(debate.seats)
+                debate.spoken = 0
+        return Sample(
+            EVALUATE_ROUTE,
+            level,
+            elapsed,
+            caller,
+            trips,
+            language=debate.language,
+            reason=reason,
+            aggressiveness=debate.aggressiveness,
+            cooldown=debate.cooldown,
+            debate_chars=len(so_far),
+            interrupted=interrupted,
+            evaluation_id=evaluation_id,
+            engine=self.spans.engine,
+            hashing=self.spans.hashing,
+            transactions=tuple(self.spans.transactions),
+        )
+
+    def quick(self, debate: Debate, text: str, level: str) -> Sample:
+        caller, token = self._caller(debate)
+        query = f"user_id={debate.owner.id}" if caller == "service" else ""
+        request = event(self.function, QUICK_ROUTE, token, debate.id, body={"content": text}, query=query)
+        result, elapsed, trips = self._call(request)
+        expect_status(result, 200, "quick-check")
+        return Sample(QUICK_ROUTE, level, elapsed, caller, trips, language=debate.language)
+
+    def stats(self, debate: Debate, level: str) -> Sample:
+        caller, token = self._caller(debate)
+        query = f"user_id={debate.owner.id}" if caller == "service" else ""
+        result, elapsed, trips = self._call(event(self.function, STATS_ROUTE, token, debate.id, query=query))
+        body = expect_status(result, 200, "stats")
+        if body["total_interrupts"] != debate.interrupts:
+            raise RuntimeError(
+                f"stats count {body['total_interrupts']} interrupts, the handler answered {debate.interrupts}"
+            )
+        if (
+            sum(body["by_chair"].values()) != debate.interrupts
+            or sum(body["by_reason"].values()) != debate.interrupts
+        ):
+            raise RuntimeError(f"stats do not add up: {body}")
+        return Sample(STATS_ROUTE, level, elapsed, caller, trips, transactions=tuple(self.spans.transactions))
+
+    def reset(self, debate: Debate, level: str) -> Sample:
+        caller, token = self._caller(debate)
+        query = f"user_id={debate.owner.id}" if caller == "service" else ""
+        result, elapsed, trips = self._call(event(self.function, RESET_ROUTE, token, debate.id, query=query))
+        body = expect_status(result, 200, "reset-cooldowns")
+        positions = {seat.position for seat in debate.seats}
+        if not set(body["cleared"]) <= positions or body["debate_id"] != debate.id:
+            raise RuntimeError(f"reset answered {body}")
+        if debate.cooldown == 0:
+            self.zero_cooldown_resets[0] += 1
+            self.zero_cooldown_resets[1] += bool(body["cleared"])
+        sample = Sample(
+            RESET_ROUTE, level, elapsed, caller, trips, transactions=tuple(self.spans.transactions)
+        )
+        sample.cleared = len(body["cleared"])
+        return sample
+
+    # --- the debates in progress ---
+
+    def step(self, level: str) -> list[Sample]:
+        """The next debate in rotation: one evaluation (and the quick check on every fifth chunk);
+        between rounds the owner reads the stats and resets the cooldowns; at its end the stats are
+        read once more and a new debate (of the next owner) takes the slot."""
+        debate = self.slots[self.slot]
+        self.slot = (self.slot + 1) % len(self.slots)
+        set_log_level(level)
+        samples = [self.evaluate(debate, level)]
+        level = LOG_LEVELS[0]  # the other routes at the headline level
+        set_log_level(level)
+        if debate.taken % QUICK_EVERY == 0:
+            samples.append(self.quick(debate, debate.chunks[-1], level))
+        if debate.done:
+            samples.append(self.stats(debate, level))
+            self.slots[self.slots.index(debate)] = self._next_debate()
+        elif debate.taken % self.settings.round_chunks == 0:
+            samples.append(self.stats(debate, level))
+            samples.append(self.reset(debate, level))
+        return samples
+
+
+def read_outcomes(owner: Database, samples: list[Sample]) -> None:
+    """Each evaluation's outcome, from its decision record (read as the owner, not timed)."""
+    ids = [sample.evaluation_id for sample in samples if sample.route == EVALUATE_ROUTE]
+    with owner.as_owner() as tx:
+        rows = tx.rows(
+            "SELECT id::text AS id, output->>'outcome' AS outcome,"
+            " jsonb_array_length(inputs->'on_cooldown') AS on_cooldown FROM public.decision_records"
+            " WHERE id = ANY(CAST(string_to_array(:ids, ',') AS uuid[]))",
+            ids=",".join(ids),
+        )
+    outcomes = {row["id"]: row["outcome"] for row in rows}
+    cooling = {row["id"]: row["on_cooldown"] for row in rows}
+    for sample in samples:
+        if sample.route == EVALUATE_ROUTE:
+            sample.outcome = outcomes.get(sample.evaluation_id, "")
+            sample.on_cooldown = cooling.get(sample.evaluation_id, 0)
+            if not sample.outcome:
+                raise RuntimeError(f"no decision record for evaluation {sample.evaluation_id}")
+            if (sample.outcome == "interrupt") != sample.interrupted:
+                raise RuntimeError(
+                    f"evaluation {sample.evaluation_id}: outcome {sample.outcome}, answer {sample.interrupted}"
+                )
+
+
+@dataclass
+class MixResults:
+    samples: list[Sample]  # measured requests, every route
+    debates: int  # debates started (warm-up included)
+    warmup: int
+    zero_cooldown_resets: tuple[int, int]  # resets of cooldown-0 debates, and how many named chairs
+
+    def of(self, route: str, level: str | None = None) -> list[Sample]:
+        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
+
+
+def measure_mix(
+    handler: Handler,
+    *,
+    function: Function,
+    owners: list[BenchUser],
+    owner: Database,
+    settings: Settings,
+    seed: int,
+) -> MixResults:
+    """Warm-up evaluations, then `settings.evaluations` per log level (alternating evaluation by
+    evaluation) over debates in progress at once, with the quick-check, stats and reset requests
+    the debates make along the way (at the headline level). Outcomes are read afterwards."""
+    import gc
+
+    samples: list[Sample] = []
+    total = settings.warmup + settings.evaluations * len(LOG_LEVELS)
+    with stdout_to_devnull(), spans() as found:
+        driver = Driver(handler, function, found=found, settings=settings, owners=owners, seed=seed)
+        try:
+            for index in range(total):
+                measured = index >= settings.warmup
+                if index == settings.warmup:
+                    gc.collect()  # measure from a clean heap, as a warm container would be
+                # Alternate step by step, and flip the pattern every rotation of the slots, so that
+                # every debate gets both levels (with an even number of slots it would get only one).
+                step = index - settings.warmup
+                level = (
+                    LOG_LEVELS[(step + step // settings.open_debates) % len(LOG_LEVELS)]
+                    if measured
+                    else LOG_LEVELS[0]
+                )
+                taken = driver.step(level)
+                if measured:
+                    samples.extend(taken)
+        finally:
+            set_log_level(QUIET_POWERTOOLS["POWERTOOLS_LOG_LEVEL"])
+    read_outcomes(owner, samples)
+    zero, named = driver.zero_cooldown_resets
+    return MixResults(samples, driver.debates_started, settings.warmup, (zero, named))
+
+
+# --- 2b. the length of debate_so_far ------------------------------------------------------------------------
+
+
+@dataclass
+class SizeResults:
+    samples: dict[tuple[str, int], list[Sample]]  # (language, debate_so_far characters) -> evaluations
+    validation: dict[tuple[str, int], float]  # `EvaluateRequest.model_validate_json` alone, ns (median)
+
+
+def history(rng: random.Random, language: str, size: int) -> str:
+    """`size` characters of a debate so far: corpus chunks (20 % with a trigger), as part 2 sends them."""
+    joiner = "\n" if language == "en" else ""
+    parts: list[str] = []
+    while sum(len(part) + len(joiner) for part in parts) < size:
+        reason = rng.choices(REASONS, REASON_WEIGHTS)[0] if rng.random() < TRIGGER_SHARE else None
+        parts.append(chunk(rng, language, reason).text)
+    text = joiner.join(parts)[:size]
+    return text.strip() if text else text
+
+
+def measure_sizes(
+    handler: Handler,
+    *,
+    function: Function,
+    owners: list[BenchUser],
+    settings: Settings,
+    seed: int,
+) -> SizeResults:
+    """Evaluations whose `debate_so_far` has exactly each of `settings.history_sizes` characters,
+    English and Chinese, sizes in rotation (WARNING, cooldown 0 so every chair stays eligible), on
+    the same warm handler after part 2; and the request's validation alone, in-process."""
+    import gc
+
+    from chair_interrupt.schemas import EvaluateRequest
+
+    rng = random.Random(seed)
+    groups = [(language, size) for size in settings.history_sizes for language in LANGUAGES]
+    texts = {(language, size): history(rng, language, size) for language, size in groups}
+    result = SizeResults({group: [] for group in groups}, {})
+    with stdout_to_devnull(), spans() as found:
+        driver = Driver(handler, function, found=found, settings=settings, owners=owners, seed=seed)
+        debates = {}
+        for index, group in enumerate(groups):
+            debate = new_debate(rng, owners[index % len(owners)], settings, LANGUAGES.index(group[0]))
+            debate.cooldown, debate.enabled, debate.allow_chairs = 0, True, True
+            debates[group] = debate
+        set_log_level(LOG_LEVELS[0])
+        gc.collect()
+        for _ in range(settings.size_evaluations + 2):  # two untimed rounds first
+            for group in groups:
+                result.samples[group].append(driver.evaluate(debates[group], LOG_LEVELS[0], texts[group]))
+    for group in groups:
+        del result.samples[group][:2]
+        debate = debates[group]
+        speaker = debate.seats[0]
+        body = {
+            "current_speaker": speaker.body(),
+            "other_chairs": [seat.body() for seat in debate.seats[1:]],
+            "recent_content": debate.chunks[-1],
+            "debate_so_far": texts[group],
+            "topic": debate.topic,
+            "interruptions": {
+                "enabled": True,
+                "allow_chair_interruptions": True,
+                "aggressiveness": debate.aggressiveness,
+                "cooldown_seconds": 0,
+            },
+        }
+        raw = json.dumps(body, ensure_ascii=False)
+        timings = []
+        for _ in range(21):
+            started = time.perf_counter_ns()
+            EvaluateRequest.model_validate_json(raw)
+            timings.append(time.perf_counter_ns() - started)
+        result.validation[group] = sorted(timings)[len(timings) // 2]
+    return result
