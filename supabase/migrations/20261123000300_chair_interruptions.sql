@@ -6,6 +6,17 @@
 -- chair's cooldown in the same statement (see the function's repository): of two concurrent
 -- evaluations for one chair, only one can interrupt.
 
+-- A debate's chairs (seat -> framework), from its evaluations: a chair may join, but a seat keeps
+-- its framework and a framework its seat, so a renamed chair cannot escape its cooldown.
+CREATE TABLE public.chair_debates (
+  user_id uuid NOT NULL DEFAULT auth.uid() REFERENCES auth.users (id) ON DELETE CASCADE,
+  debate_id uuid NOT NULL,
+  -- {"chair_1": "utilitarianism", "chair_2": "virtue_ethics", ...}
+  roster jsonb NOT NULL CHECK (jsonb_typeof(roster) = 'object'),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (user_id, debate_id)
+);
+
 CREATE TABLE public.chair_cooldowns (
   user_id uuid NOT NULL DEFAULT auth.uid() REFERENCES auth.users (id) ON DELETE CASCADE,
   debate_id uuid NOT NULL,
@@ -36,8 +47,16 @@ CREATE TABLE public.chair_interruptions (
 );
 CREATE INDEX chair_interruptions_user_debate_idx ON public.chair_interruptions (user_id, debate_id, created_at);
 
+ALTER TABLE public.chair_debates ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.chair_cooldowns ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.chair_interruptions ENABLE ROW LEVEL SECURITY;
+
+CREATE POLICY chair_debates_select_own ON public.chair_debates FOR SELECT TO authenticated
+  USING ((SELECT auth.uid()) = user_id);
+CREATE POLICY chair_debates_insert_own ON public.chair_debates FOR INSERT TO persona_rails_function
+  WITH CHECK ((SELECT auth.uid()) = user_id);
+CREATE POLICY chair_debates_update_own ON public.chair_debates FOR UPDATE TO persona_rails_function
+  USING ((SELECT auth.uid()) = user_id) WITH CHECK ((SELECT auth.uid()) = user_id);
 
 CREATE POLICY chair_cooldowns_select_own ON public.chair_cooldowns FOR SELECT TO authenticated
   USING ((SELECT auth.uid()) = user_id);
@@ -53,8 +72,9 @@ CREATE POLICY chair_interruptions_select_own ON public.chair_interruptions FOR S
 CREATE POLICY chair_interruptions_insert_own ON public.chair_interruptions FOR INSERT TO persona_rails_function
   WITH CHECK ((SELECT auth.uid()) = user_id);
 
-REVOKE ALL ON public.chair_cooldowns, public.chair_interruptions FROM anon, authenticated;
-GRANT SELECT ON public.chair_cooldowns, public.chair_interruptions TO authenticated;
+REVOKE ALL ON public.chair_debates, public.chair_cooldowns, public.chair_interruptions FROM anon, authenticated;
+GRANT SELECT ON public.chair_debates, public.chair_cooldowns, public.chair_interruptions TO authenticated;
+GRANT INSERT, UPDATE ON public.chair_debates TO persona_rails_function;
 GRANT INSERT, UPDATE, DELETE ON public.chair_cooldowns TO persona_rails_function;
 GRANT INSERT ON public.chair_interruptions TO persona_rails_function;
-GRANT ALL ON public.chair_cooldowns, public.chair_interruptions TO service_role;
+GRANT ALL ON public.chair_debates, public.chair_cooldowns, public.chair_interruptions TO service_role;

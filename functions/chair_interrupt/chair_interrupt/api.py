@@ -31,7 +31,18 @@ EVALUATION_ID_HEADER = "x-evaluation-id"
 @router.post(
     "/evaluate",
     response_model=CandidateOut | None,
-    responses=errors(400, 401, 403, 404, 422),
+    responses={
+        **errors(400, 401, 403, 404, 422),
+        200: {
+            "description": "The candidate, or null",
+            "headers": {
+                EVALUATION_ID_HEADER: {
+                    "description": "The evaluation's decision record: rails replay ChairInterruptFunction ID",
+                    "schema": {"type": "string", "format": "uuid"},
+                }
+            },
+        },
+    },
     description="The chair that should interrupt now, or `null`. The `x-evaluation-id` header names the "
     "evaluation's decision record (`rails replay ChairInterruptFunction ID`).",
 )

@@ -28,22 +28,40 @@ def on_cooldown(debate_id: str, cooldown_seconds: int) -> Statement:
     )
 
 
+def roster(debate_id: str) -> Statement:
+    return (
+        "SELECT roster FROM public.chair_debates"
+        " WHERE user_id = (SELECT auth.uid()) AND debate_id = CAST(:debate AS uuid)",
+        {"debate": debate_id},
+    )
+
+
 def record_evaluation(evaluation: Row, interrupt: Row | None, record: Row) -> Statement:
     """Claim the cooldown and log the interrupt (when there is one), and store the decision
     record either way: one statement. The record keeps the output for a won claim, and the
     `lost_output` (no interrupt: the chair went on cooldown meanwhile) for a lost one."""
     row = interrupt or {}
     sql = """
-        WITH claimed AS (
+        WITH debate AS (
+            INSERT INTO public.chair_debates (user_id, debate_id, roster)
+            SELECT (SELECT auth.uid()), CAST(:debate AS uuid), CAST(:roster AS jsonb)
+            WHERE CAST(:roster AS jsonb) IS NOT NULL
+            ON CONFLICT (user_id, debate_id) DO UPDATE SET roster = chair_debates.roster || EXCLUDED.roster
+            RETURNING debate_id
+        ), claimed AS (
             INSERT INTO public.chair_cooldowns AS c
                 (user_id, debate_id, chair_position, last_interrupt_at, cooldown_seconds)
-            SELECT (SELECT auth.uid()), CAST(:debate AS uuid), :interrupting_chair, now(), :cooldown
+            SELECT (SELECT auth.uid()), CAST(:debate AS uuid), :interrupting_chair, clock_timestamp(),
+                   :cooldown
             WHERE CAST(:interrupts AS boolean)
             ON CONFLICT (user_id, debate_id, chair_position) DO UPDATE
                 SET last_interrupt_at = EXCLUDED.last_interrupt_at,
                     cooldown_seconds = EXCLUDED.cooldown_seconds
-                WHERE c.last_interrupt_at <= EXCLUDED.last_interrupt_at
-                    - make_interval(secs => CAST(:cooldown AS double precision))
+                -- clock_timestamp(), not now(): an evaluation that began before a concurrent
+                -- one committed must still see that the cooldown (0 s, say) has passed.
+                WHERE CAST(:cooldown AS integer) = 0
+                    OR c.last_interrupt_at <= EXCLUDED.last_interrupt_at
+                        - make_interval(secs => CAST(:cooldown AS double precision))
             RETURNING chair_position
         ), logged AS (
             INSERT INTO public.chair_interruptions (
@@ -74,6 +92,8 @@ def record_evaluation(evaluation: Row, interrupt: Row | None, record: Row) -> St
     params = {
         "id": evaluation["id"],
         "debate": evaluation["debate_id"],
+        # The chairs this evaluation adds to the debate (all of them on its first), else None.
+        "roster": json.dumps(evaluation["new_roster"]) if evaluation.get("new_roster") else None,
         "cooldown": evaluation["cooldown_seconds"],
         "interrupts": interrupt is not None,
         "interrupting_chair": row.get("interrupting_chair"),

@@ -48,6 +48,7 @@ from chair_interrupt.schemas import (
     StatsOut,
 )
 from persona_rails.db import Database, unknown_user_is_not_found
+from persona_rails.errors import Invalid
 from persona_rails.idempotency import fingerprint
 from persona_rails.identity import Caller
 from persona_rails.llm.step import Source
@@ -158,6 +159,37 @@ def _output(outcome: Outcome, urgency: float | None, candidate: Candidate | None
     }
 
 
+def roster_of(request: EvaluateRequest) -> dict[str, str]:
+    chairs = [request.current_speaker, *request.other_chairs]
+    return {chair.position: chair.framework for chair in chairs}
+
+
+def joining_chairs(roster: dict[str, str], request: EvaluateRequest) -> dict[str, str]:
+    """The chairs this evaluation adds to the debate's roster (a chair may join a debate).
+
+    A seat keeps its framework, and a framework its seat: a known seat with another framework,
+    or a new seat for a framework another seat already holds, is refused, so a chair cannot
+    escape its cooldown under a new name."""
+    named = [("current_speaker", request.current_speaker)] + [
+        (f"other_chairs[{index}]", chair) for index, chair in enumerate(request.other_chairs)
+    ]
+    holders = {framework: position for position, framework in roster.items()}
+    joining: dict[str, str] = {}
+    for field, chair in named:
+        known = roster.get(chair.position)
+        holder = holders.get(chair.framework)
+        if (known is not None and known != chair.framework) or (known is None and holder is not None):
+            raise Invalid(
+                "chair_not_in_debate",
+                f"{chair.position} ({chair.framework}) does not match this debate's chairs: "
+                + ", ".join(f"{position} ({framework})" for position, framework in sorted(roster.items())),
+                field=field,
+            )
+        if known is None:
+            joining[chair.position] = chair.framework
+    return joining
+
+
 def context_hash(request: EvaluateRequest) -> str:
     return hashlib.sha256(
         json.dumps(request.model_dump(mode="json", exclude={"user_id"}), sort_keys=True).encode()
@@ -175,13 +207,17 @@ def evaluate(
     seed = seed_for(debate_id, fingerprint(request.model_dump(mode="json", exclude={"user_id"})))
     on_cooldown: frozenset[str] = frozenset()
     quick: QuickCheck | None = None
+    new_roster: dict[str, str] | None = None
     closed = gate(interruptions)
     if closed is not None:
         evaluated = Evaluated(Decision(closed), Source.OFFLINE, None, None, None)
     else:
-        (rows,) = db.run_as_user(
-            caller.claims, repository.on_cooldown(debate_id, interruptions.cooldown_seconds)
+        rows, rosters = db.run_as_user(
+            caller.claims,
+            repository.on_cooldown(debate_id, interruptions.cooldown_seconds),
+            repository.roster(debate_id),
         )
+        new_roster = joining_chairs(rosters[0]["roster"], request) if rosters else roster_of(request)
         on_cooldown = frozenset(row["chair_position"] for row in rows)
         eligible = eligible_chairs(context, on_cooldown)
         quick = quick_check(config, context.recent_content)
@@ -241,6 +277,7 @@ def evaluate(
         "id": evaluation_id,
         "debate_id": debate_id,
         "cooldown_seconds": interruptions.cooldown_seconds,
+        "new_roster": new_roster,
     }
     with unknown_user_is_not_found():
         ((written,),) = db.run_as_user(

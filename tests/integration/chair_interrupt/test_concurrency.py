@@ -110,3 +110,21 @@ def test_rounds_of_parallel_evaluations_with_resets_interrupt_once_per_round(api
         assert len(interruption_rows(db, owner.id, debate)) == round_no
         reset = api.post(f"/debates/{debate}/interrupts/reset-cooldowns", owner.token)
         assert reset.body["cleared"] == ["chair_2"]
+
+
+def test_a_zero_second_cooldown_never_blocks_concurrent_evaluations(api, users, db):
+    """With no cooldown every concurrent evaluation interrupts, whichever began first."""
+    owner = users.create()
+    debate = new_debate()
+    body = evaluate_body(STRAW_MAN, other_chairs=[VIRTUE], cooldown_seconds=0)
+    barrier = threading.Barrier(8)
+
+    def go(_: int):
+        barrier.wait()
+        return post_evaluate(api, owner.token, debate, body)
+
+    with ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(go, range(8)))
+    assert [reply.status for reply in replies] == [200] * 8
+    assert all(reply.body is not None for reply in replies)
+    assert len(interruption_rows(db, owner.id, debate)) == 8

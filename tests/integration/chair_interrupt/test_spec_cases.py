@@ -15,12 +15,15 @@ from tests.integration.chair_interrupt.helpers import (
     SPEAKER,
     STRAW_MAN,
     VIRTUE,
+    chair,
     cooldown_rows,
     evaluate,
+    evaluate_body,
     interruption_rows,
     new_debate,
     openers,
     path,
+    post_evaluate,
     record_of,
     reset,
     stats,
@@ -290,3 +293,21 @@ def test_a_reset_names_only_the_cooldowns_that_were_still_running(api, db, owner
     assert [row["chair_position"] for row in cooldown_rows(db, owner.id, debate)] == ["chair_2"]
     assert reset(api, owner, debate) == {"debate_id": debate, "cleared": []}
     assert cooldown_rows(db, owner.id, debate) == []
+
+
+def test_a_chair_cannot_escape_its_cooldown_under_a_new_seat(api, owner):
+    debate = new_debate()
+    assert evaluate(api, owner, debate, STRAW_MAN).body is not None
+    renamed = evaluate_body(STRAW_MAN, other_chairs=[{**VIRTUE, "position": "chair_2b"}, DEONTOLOGIST])
+    reply = post_evaluate(api, owner.token, debate, renamed)
+    assert reply.status == 422, reply.body
+    assert (reply.error["code"], reply.error["field"]) == ("chair_not_in_debate", "other_chairs[0]")
+    swapped = evaluate_body(STRAW_MAN, other_chairs=[{**VIRTUE, "framework": "care_ethics"}, DEONTOLOGIST])
+    assert post_evaluate(api, owner.token, debate, swapped).error["field"] == "other_chairs[0]"
+
+
+def test_a_new_chair_may_join_a_debate(api, owner):
+    debate = new_debate()
+    evaluate(api, owner, debate, CALM)
+    joined = evaluate_body(CALM, other_chairs=[VIRTUE, DEONTOLOGIST, chair("chair_4", "care_ethics", "Llama")])
+    assert post_evaluate(api, owner.token, debate, joined).status == 200

@@ -138,15 +138,15 @@ def test_a_non_defending_reason_naming_a_cooling_chair_goes_to_the_first_eligibl
     assert decision.candidate.urgency == pytest.approx(0.7)
 
 
-def test_the_speakers_own_framework_named_is_not_a_target():
-    # The utilitarian speaker names utilitarianism; only other chairs can be targeted.
-    ctx = context("Utilitarians don't care about individuals, critics say.", speaker=UTIL, others=(DEON,))
+def test_the_speakers_own_framework_named_is_defended_by_nobody():
+    # The utilitarian speaker names utilitarianism: the deontologist cannot say "you misrepresent
+    # my framework" about a view it does not hold.
+    ctx = context("Utilitarians don't care about individuals.", speaker=UTIL, others=(DEON,))
 
     decision = offline(ctx)
 
-    assert decision.candidate is not None
-    assert decision.candidate.interrupting_chair == DEON
-    assert decision.candidate.urgency == pytest.approx(0.85)
+    assert decision.outcome is Outcome.NO_DEFENDER
+    assert decision.candidate is None
 
 
 # --- The LLM gate ---------------------------------------------------------------------------------

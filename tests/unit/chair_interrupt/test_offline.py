@@ -44,7 +44,7 @@ def test_a_trigger_without_reason_or_span_is_treated_as_no_trigger():
     ("text", "reason", "urgency"),
     [
         ("They just want power.", Reason.STRAW_MAN_DETECTED, 0.85),
-        ("Utilitarians never care about rights.", Reason.FACTUAL_CORRECTION, 0.85),
+        ("Kantians never consider outcomes.", Reason.FACTUAL_CORRECTION, 0.85 + 0.05),
         ("That is obviously wrong.", Reason.DIRECT_CHALLENGE, 0.75),
         ("The real issue is consent.", Reason.PIVOTAL_POINT, 0.7),
         ("What do you mean by harm?", Reason.CLARIFICATION_NEEDED, 0.6),

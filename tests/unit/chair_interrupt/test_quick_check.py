@@ -143,7 +143,7 @@ def test_typographic_apostrophes_match_like_ascii(mark, template, reason):
     assert result == quick_check(config(), ascii_text)
 
 
-def test_typographic_apostrophe_keeps_the_span_on_the_original_text():
+def test_a_typographic_apostrophe_keeps_the_span_on_the_original_text():
     text = "Well\u2026 that\u2019s absurd!"
     result = quick_check(config(), text)
     assert result.span is not None

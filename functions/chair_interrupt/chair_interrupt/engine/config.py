@@ -26,6 +26,7 @@ class ChairConfig:
     ascii_literals: tuple[str, ...] = field(init=False)
     other_literals: tuple[str, ...] = field(init=False)
     aliases: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    hedges: re.Pattern[str] = field(init=False)
 
     def __post_init__(self) -> None:
         patterns = self.quick_check.patterns
@@ -33,6 +34,11 @@ class ChairConfig:
             self,
             "ordered",
             tuple((tuple(p.requires), re.compile(p.pattern, re.IGNORECASE), p.reason) for p in patterns),
+        )
+        object.__setattr__(
+            self,
+            "hedges",
+            re.compile("|".join(f"(?:{h})" for h in self.policy.offline.hedges), re.IGNORECASE),
         )
         literals = tuple(dict.fromkeys(literal for p in patterns for literal in p.requires))
         object.__setattr__(self, "ascii_literals", tuple(lit for lit in literals if lit.isascii()))

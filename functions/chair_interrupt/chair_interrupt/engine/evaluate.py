@@ -42,6 +42,7 @@ class Outcome(StrEnum):
     UNKNOWN_REASON = "unknown_reason"
     MALFORMED_REPLY = "malformed_reply"
     ON_COOLDOWN = "on_cooldown"
+    NO_DEFENDER = "no_defender"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,10 @@ def _sentence_around(text: str, span: tuple[int, int], limit: int) -> str:
 DEFENDING_REASONS = frozenset({Reason.STRAW_MAN_DETECTED, Reason.FACTUAL_CORRECTION})
 
 
+def named_frameworks(config: ChairConfig, content: str) -> set[str]:
+    return {key for key, pattern in config.aliases if pattern.search(content)}
+
+
 def targeted_chair(
     config: ChairConfig, content: str, chairs: tuple[Chair, ...] | list[Chair]
 ) -> Chair | None:
@@ -125,16 +130,23 @@ def offline_decision(
         return Decision(Outcome.NO_QUICK_TRIGGER)
     rules = config.policy.offline
     target = targeted_chair(config, context.recent_content, context.other_chairs)
-    if target is not None and target not in eligible:
-        if quick.likely_reason in DEFENDING_REASONS:
+    if quick.likely_reason in DEFENDING_REASONS:
+        if target is not None and target not in eligible:
             # The misrepresented chair is on cooldown: nobody else can defend its view for it.
             return Decision(Outcome.ON_COOLDOWN)
+        if target is None and named_frameworks(config, context.recent_content):
+            # A framework no listening chair holds (or the speaker's own): nobody here to defend it.
+            return Decision(Outcome.NO_DEFENDER)
+    elif target is not None and target not in eligible:
         target = None
+    trigger = _sentence_around(context.recent_content, quick.span, rules.trigger_content_max_chars)
     urgency = rules.base_urgency[quick.likely_reason]
     if target is not None:
         urgency += rules.targets_a_chair_bonus
     if "!" in context.recent_content or "！" in context.recent_content:
         urgency += rules.exclamation_bonus
+    if config.hedges.search(trigger.replace("\u2019", "'")):
+        urgency -= rules.hedged_penalty
     urgency = round(_clamp(urgency), 2)
     if urgency < threshold:
         return Decision(Outcome.BELOW_THRESHOLD, urgency=urgency)
@@ -142,7 +154,7 @@ def offline_decision(
         interrupting_chair=target or eligible[0],
         interrupted_chair=context.current_speaker,
         trigger_reason=quick.likely_reason,
-        trigger_content=_sentence_around(context.recent_content, quick.span, rules.trigger_content_max_chars),
+        trigger_content=trigger,
         urgency=urgency,
         suggested_opener=opener(config, quick.likely_reason, seed),
     )

@@ -141,6 +141,9 @@ class Offline(_Artifact):
     targets_a_chair_bonus: Score
     exclamation_bonus: Score
     trigger_content_max_chars: int = Field(ge=20, le=1000)
+    # "I'm not saying…", "Critics claim '…'", 不是说…: the trigger is reported or denied, not meant.
+    hedged_penalty: Score
+    hedges: list[Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_compiles)]]
 
     @field_validator("base_urgency")
     @classmethod
