@@ -5,7 +5,6 @@ record shows a diff; a candidate that lost its cooldown claim replays as `on_coo
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
@@ -39,6 +38,7 @@ from tests.integration.chair_interrupt.helpers import (
     record_of,
     records,
 )
+from tests.support.decisions import tampered_output
 from tests.support.fake_openai import Completion, json_content, server_error
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
@@ -270,15 +270,7 @@ def test_llm_evaluations_replay_from_their_recorded_replies(api, users, db, data
 def test_a_tampered_record_shows_the_diff(api, users, db, database_url, capfd, path, value, shown):
     owner = users.create()
     evaluation_id = evaluate(api, owner, new_debate(), STRAW_MAN).headers[EVALUATION_ID]
-    original = json.dumps(decision_record(db, evaluation_id)["output"])
-    with db.as_owner() as tx:
-        tx.execute(
-            f"UPDATE public.decision_records SET output = jsonb_set(output, '{path}', CAST(:v AS jsonb))"
-            " WHERE id = CAST(:id AS uuid)",
-            v=value,
-            id=evaluation_id,
-        )
-    try:
+    with tampered_output(db, evaluation_id, path, value):
         record = DecisionRecord.from_row(decision_record(db, evaluation_id))
         assert diff(record.output, replay_evaluation(record)) != []
         capfd.readouterr()
@@ -286,14 +278,6 @@ def test_a_tampered_record_shows_the_diff(api, users, db, database_url, capfd, p
         out = capfd.readouterr().out
         assert f"{evaluation_id}: differs" in out
         assert shown in out
-    finally:
-        # Later tests may replay every stored record: leave it as the function wrote it.
-        with db.as_owner() as tx:
-            tx.execute(
-                "UPDATE public.decision_records SET output = CAST(:o AS jsonb) WHERE id = CAST(:id AS uuid)",
-                o=original,
-                id=evaluation_id,
-            )
     record = DecisionRecord.from_row(decision_record(db, evaluation_id))
     assert diff(record.output, replay_evaluation(record)) == []
 

@@ -4,8 +4,6 @@ with assisted signals) from their recorded replies; a tampered record shows a di
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from interview_turn.replay import replay as replay_turn
@@ -26,6 +24,7 @@ from tests.integration.interview_turn.helpers import (
     start,
     take,
 )
+from tests.support.decisions import tampered_output
 from tests.support.fake_openai import json_content, server_error
 
 
@@ -155,15 +154,7 @@ def test_a_tampered_record_shows_the_diff(api, users, db, database_url, capfd, p
     narrator = users.create()
     sid = start(api, narrator)["session_id"]
     turn_id = take(api, narrator, sid, VAGUE)["turn"]["turn_id"]
-    original = json.dumps(decision_record(db, turn_id)["output"])
-    with db.as_owner() as tx:
-        tx.execute(
-            f"UPDATE public.decision_records SET output = jsonb_set(output, '{path}', CAST(:v AS jsonb))"
-            " WHERE id = CAST(:id AS uuid)",
-            v=value,
-            id=turn_id,
-        )
-    try:
+    with tampered_output(db, turn_id, path, value):
         record = DecisionRecord.from_row(decision_record(db, turn_id))
         assert diff(record.output, replay_turn(record)) != []
         capfd.readouterr()
@@ -171,14 +162,6 @@ def test_a_tampered_record_shows_the_diff(api, users, db, database_url, capfd, p
         out = capfd.readouterr().out
         assert f"{turn_id}: differs" in out
         assert shown in out
-    finally:
-        # Later tests may replay every stored turn: leave the record as the function wrote it.
-        with db.as_owner() as tx:
-            tx.execute(
-                "UPDATE public.decision_records SET output = CAST(:o AS jsonb) WHERE id = CAST(:id AS uuid)",
-                o=original,
-                id=turn_id,
-            )
     record = DecisionRecord.from_row(decision_record(db, turn_id))
     assert diff(record.output, replay_turn(record)) == []
 
