@@ -14,8 +14,8 @@ from interview_turn.engine import assisted, prompt
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import SessionState, TurnInput
 from interview_turn.engine.safety import attached_constraints
-from interview_turn.engine.signals import Signals, extract
-from interview_turn.engine.turn import Plan, TurnOutcome, finish_turn, resolve_topic
+from interview_turn.engine.signals import Signals
+from interview_turn.engine.turn import Plan, TurnOutcome, finish_turn, merged_signals, resolve_topic
 from interview_turn.settings import InterviewSettings
 from persona_rails.llm.step import Source, StepResult, run_step
 from persona_rails.llm.tokens import count_tokens
@@ -81,11 +81,7 @@ def assisted_signals(
 ) -> tuple[Signals | None, StepResult[assisted.AssistedSignals | None] | None]:
     if not (llm.configured and cached_settings(InterviewSettings).llm_signals) or state.closed:
         return None, None
-    topic_id = resolve_topic(config, state, turn.topic_id)
-    topic = state.topic(topic_id)
-    heuristic = extract(
-        config, turn.user_text, topic_id=topic_id, topic=topic, turn_no=state.turn_no + 1
-    ).signals
+    topic = state.topic(resolve_topic(config, state, turn.topic_id))
     step: StepResult[assisted.AssistedSignals | None] = run_step(
         llm,
         name="interview_signals",
@@ -96,7 +92,7 @@ def assisted_signals(
     )
     if step.answer is None:
         return None, step
-    return assisted.merge(heuristic, step.answer, topic), step
+    return merged_signals(config, state, turn, step.answer), step
 
 
 def with_signal_step(generated: Generated, step: StepResult[assisted.AssistedSignals | None]) -> Generated:

@@ -14,8 +14,7 @@ from interview_turn.artifacts import interview_config
 from interview_turn.engine import assisted
 from interview_turn.engine.model import SessionState, TurnInput
 from interview_turn.engine.prompt import GeneratedTurn
-from interview_turn.engine.signals import extract
-from interview_turn.engine.turn import finish_turn, plan_opening, plan_turn, resolve_topic
+from interview_turn.engine.turn import finish_turn, merged_signals, plan_opening, plan_turn
 from persona_rails.decisions import DecisionRecord, NotReplayable
 from persona_rails.llm.structured import parse_reply
 from persona_rails.llm.tokens import count_tokens
@@ -35,13 +34,8 @@ def replay(record: DecisionRecord) -> dict[str, Any]:
         turn = TurnInput(**inputs["turn"])
         signals = None
         if "signals" in replies:
-            topic_id = resolve_topic(config, state, turn.topic_id)
-            topic = state.topic(topic_id)
-            heuristic = extract(
-                config, turn.user_text, topic_id=topic_id, topic=topic, turn_no=state.turn_no + 1
-            )
             answer = parse_reply(replies["signals"], assisted.AssistedSignals)
-            signals = assisted.merge(heuristic.signals, answer, topic)
+            signals = merged_signals(config, state, turn, answer)
         plan = plan_turn(config, state, turn, seed, signals)
     if "generation" in replies:
         candidate = parse_reply(replies["generation"], GeneratedTurn).response_text

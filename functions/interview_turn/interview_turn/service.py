@@ -30,8 +30,6 @@ from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings, cached_settings
 
-__all__ = ["get_session", "start_session", "submit_turn", "turn_seed"]
-
 Row = dict[str, Any]
 # Serialized turns re-plan when another turn wins the slot; beyond this many losses in a row
 # the session is too busy to be fair to this request.

@@ -18,7 +18,7 @@ import pytest
 
 from interview_turn.engine.model import Language, SessionState, TopicPlanItem
 from interview_turn.engine.turn import finish_turn, plan_opening
-from interview_turn.service import turn_seed
+from interview_turn.generation import turn_seed
 from persona_rails.llm.tokens import count_tokens
 from tests.unit.interview_turn.support import PLAN, PLAN_ZH, Session, assert_consistent, new_session
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from interview_turn.engine import depth as depth_governor
+from interview_turn.engine.assisted import AssistedSignals, merge
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.depth import DepthDecision
 from interview_turn.engine.evaluator import TokenCounter, measure
@@ -135,6 +136,16 @@ def resolve_topic(config: InterviewConfig, state: SessionState, requested: str |
             state="topic_limit_reached",
         )
     return requested
+
+
+def merged_signals(
+    config: InterviewConfig, state: SessionState, turn: TurnInput, assisted: AssistedSignals
+) -> Signals:
+    """The heuristic signals of this answer with the model's scores merged in (assisted mode)."""
+    topic_id = resolve_topic(config, state, turn.topic_id)
+    topic = state.topic(topic_id)
+    heuristic = extract(config, turn.user_text, topic_id=topic_id, topic=topic, turn_no=state.turn_no + 1)
+    return merge(heuristic.signals, assisted, topic)
 
 
 def crisis_guidance(config: InterviewConfig, state: SessionState) -> str:
