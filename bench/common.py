@@ -73,12 +73,13 @@ REASONS = (
 # --- the handler's environment -------------------------------------------------------------
 
 
-def handler_environment(database_url: str) -> dict[str, str]:
-    """What the handler reads: the template's literal variables, then the benchmark's overrides."""
+def handler_environment(database_url: str, function: Function | None = None) -> dict[str, str]:
+    """What the handler reads: the template's literal variables (InterceptSessionFunction's unless
+    another function is named), then the benchmark's overrides."""
     from persona_rails_dev.template import literal_environment
 
     return {
-        **literal_environment(intercept_function()),
+        **literal_environment(function or intercept_function()),
         **QUIET_POWERTOOLS,
         "DATABASE_URL": database_url,
         "SUPABASE_JWT_SECRET": JWT_SECRET,
@@ -256,6 +257,21 @@ def load_intercept_handler() -> Handler:
     except RuntimeError:
         asyncio.set_event_loop(asyncio.new_event_loop())
     return load_handler(intercept_function())
+
+
+def load_function_handler(function: Function, database_url: str) -> Handler:
+    """A function's real lambda_handler, with the template's variables and this database, and no
+    LLM configured (this module unsets OPENAI_* and the model): every engine answers offline."""
+    from persona_rails_dev.lambda_runtime import load_handler
+
+    release_handler_state()
+    os.environ.update(handler_environment(database_url, function))
+    # Mangum drives the app with the calling thread's event loop; Lambda's main thread has one.
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+    return load_handler(function)
 
 
 def set_log_level(level: str) -> None:

@@ -4,9 +4,7 @@ between rounds. Used in-process (part 2) and behind the delaying proxy (part 3).
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import random
 import sys
 import time
@@ -35,8 +33,8 @@ from bench.common import (
     QUIET_POWERTOOLS,
     BenchUser,
     expect_status,
+    load_function_handler,
     make_token,
-    release_handler_state,
     set_log_level,
     stdout_to_devnull,
 )
@@ -74,27 +72,7 @@ def chair_function() -> Function:
 
 
 def load_chair_handler(database_url: str) -> Handler:
-    """The real lambda_handler, with the template's variables and this database; no LLM configured
-    (bench.common unset OPENAI_* and the model), so every evaluation takes the offline evaluator."""
-    from persona_rails_dev.lambda_runtime import load_handler
-    from persona_rails_dev.template import literal_environment
-
-    release_handler_state()
-    function = chair_function()
-    os.environ.update(
-        {
-            **literal_environment(function),
-            **QUIET_POWERTOOLS,
-            "POWERTOOLS_SERVICE_NAME": "chair-interrupt",
-            "DATABASE_URL": database_url,
-            "SUPABASE_JWT_SECRET": JWT_SECRET,
-        }
-    )
-    try:
-        asyncio.get_event_loop()
-    except RuntimeError:
-        asyncio.set_event_loop(asyncio.new_event_loop())
-    return load_handler(function)
+    return load_function_handler(chair_function(), database_url)
 
 
 def service_token() -> str:

@@ -3,10 +3,8 @@ the turn mix (engine overhead per turn) and the 200-turn sessions (no growth wit
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
-import os
 import random
 import sys
 import time
@@ -17,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.common import (
-    JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
     expect_status,
+    load_function_handler,
     make_token,
-    release_handler_state,
     set_log_level,
     stdout_to_devnull,
 )
@@ -58,27 +55,7 @@ def interview_function() -> Function:
 
 
 def load_interview_handler(database_url: str) -> Handler:
-    """The real lambda_handler, with the template's variables and this database; no LLM configured
-    (bench.common unset OPENAI_* and the model), so every turn takes the offline templates."""
-    from persona_rails_dev.lambda_runtime import load_handler
-    from persona_rails_dev.template import literal_environment
-
-    release_handler_state()
-    function = interview_function()
-    os.environ.update(
-        {
-            **literal_environment(function),
-            **QUIET_POWERTOOLS,
-            "POWERTOOLS_SERVICE_NAME": "interview-turn",
-            "DATABASE_URL": database_url,
-            "SUPABASE_JWT_SECRET": JWT_SECRET,
-        }
-    )
-    try:
-        asyncio.get_event_loop()
-    except RuntimeError:
-        asyncio.set_event_loop(asyncio.new_event_loop())
-    return load_handler(function)
+    return load_function_handler(interview_function(), database_url)
 
 
 def event(
