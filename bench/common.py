@@ -157,8 +157,8 @@ def make_token(sub: str, *, ttl_seconds: int = 6 * 3600) -> str:
     return mint_token(sub, ttl_seconds=ttl_seconds, secret=JWT_SECRET)
 
 
-def create_user(owner: Database) -> BenchUser:
-    """An auth.users row, a signed token, and one rule inserted through RLS as that user."""
+def create_account(owner: Database) -> str:
+    """An auth.users row; its id."""
     user_id = str(uuid.uuid4())
     with owner.as_owner() as tx:
         tx.execute(
@@ -166,6 +166,20 @@ def create_user(owner: Database) -> BenchUser:
             id=user_id,
             email=f"{user_id}@bench.test",
         )
+    return user_id
+
+
+def create_accounts(owner: Database, count: int) -> list[BenchUser]:
+    """Users with a signed token and nothing else (the functions that need no rule)."""
+    return [
+        BenchUser(user_id, make_token(user_id), {})
+        for user_id in (create_account(owner) for _ in range(count))
+    ]
+
+
+def create_user(owner: Database) -> BenchUser:
+    """An auth.users row, a signed token, and one rule inserted through RLS as that user."""
+    user_id = create_account(owner)
     claims = {"sub": user_id, "role": "authenticated", "aud": "authenticated"}
     with owner.as_user(claims) as tx:
         rule = tx.one(
@@ -300,10 +314,10 @@ def stdout_to_devnull() -> Iterator[None]:
         os.close(devnull)
 
 
-def lambda_context() -> Any:
+def lambda_context(function_id: str = FUNCTION_ID) -> Any:
     from persona_rails_dev.lambda_runtime import LambdaContext
 
-    return LambdaContext(FUNCTION_ID)
+    return LambdaContext(function_id)
 
 
 def expect_status(result: dict[str, Any], status: int, what: str) -> dict[str, Any]:

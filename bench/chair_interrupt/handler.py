@@ -32,12 +32,13 @@ from bench.common import (
     JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
+    create_accounts,
     expect_status,
     load_function_handler,
-    make_token,
     set_log_level,
     stdout_to_devnull,
 )
+from bench.common import lambda_context as common_lambda_context
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
@@ -113,24 +114,11 @@ def event(
 
 
 def lambda_context() -> Any:
-    from persona_rails_dev.lambda_runtime import LambdaContext
-
-    return LambdaContext(FUNCTION_ID)
+    return common_lambda_context(FUNCTION_ID)
 
 
 def create_owners(owner: Database, count: int) -> list[BenchUser]:
-    """auth.users rows and signed tokens: the debates' owners."""
-    people = []
-    for _ in range(count):
-        user_id = str(uuid.uuid4())
-        with owner.as_owner() as tx:
-            tx.execute(
-                "INSERT INTO auth.users (id, email) VALUES (CAST(:id AS uuid), :email)",
-                id=user_id,
-                email=f"{user_id}@bench.test",
-            )
-        people.append(BenchUser(user_id, make_token(user_id), {}))
-    return people
+    return create_accounts(owner, count)
 
 
 # --- where an evaluation's time goes --------------------------------------------------------------------
