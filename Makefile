@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint typecheck unit openapi interview-schemas bench clean
+.PHONY: dev test lint typecheck unit openapi interview-schemas sps-schemas bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ openapi: $(BIN)/.installed
 # Regenerate the interview artifacts' JSON Schemas after changing their models (a test fails while stale).
 interview-schemas: $(BIN)/.installed
 	PYTHONPATH=shared:functions/interview_turn $(BIN)/python -m interview_turn.schema_files
+
+# Regenerate the SPS documents' JSON Schemas after changing their models (a test fails while stale).
+sps-schemas: $(BIN)/.installed
+	PYTHONPATH=shared:functions/sps_encounter $(BIN)/python -m sps_encounter.schema_files
 
 $(BIN)/.bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

@@ -41,6 +41,15 @@ class Conflict(DomainError):
         super().__init__(code, message, field=field, state=state)
 
 
+class Gone(DomainError):
+    """The thing existed but has expired for good (an encounter past its expiry); `state` says so."""
+
+    kind = "gone"
+
+    def __init__(self, code: str, message: str, *, state: str) -> None:
+        super().__init__(code, message, state=state)
+
+
 class Invalid(DomainError):
     """A value is missing or unacceptable; `field` names it."""
 

@@ -19,7 +19,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from persona_rails.errors import DomainError
 from persona_rails.observability import count, logger
 
-STATUS_OF_KIND = {"not_found": 404, "conflict": 409, "invalid": 422, "forbidden": 403, "unavailable": 503}
+STATUS_OF_KIND = {
+    "not_found": 404,
+    "conflict": 409,
+    "gone": 410,
+    "invalid": 422,
+    "forbidden": 403,
+    "unavailable": 503,
+}
 
 
 class ApiError(Exception):

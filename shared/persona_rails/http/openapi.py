@@ -20,6 +20,7 @@ _DESCRIPTIONS = {
     403: "The token may not act for this user, or this kind of caller may not use this route",
     404: "Unknown, or another user's (they look the same)",
     409: "The thing's current state does not allow this; `state` names it",
+    410: "The thing has expired for good; `state` says so",
     413: "The body is too large",
     422: "A field is invalid; `field` names it",
     500: "An unexpected failure; quote `error_id` when reporting it",
@@ -38,7 +39,7 @@ class ErrorDetail(BaseModel):
     code: str = Field(description="Machine-readable, e.g. session_not_found, appeal_limit_reached")
     message: str
     field: str | None = Field(default=None, description="The field at fault (400/403/404/422)")
-    state: str | None = Field(default=None, description="The state that refused the request (409)")
+    state: str | None = Field(default=None, description="The state that refused the request (409, 410)")
     fields: list[FieldProblem] | None = Field(default=None, description="Every invalid field (422)")
     error_id: str | None = Field(default=None, description="Quote it when reporting a 500")
 

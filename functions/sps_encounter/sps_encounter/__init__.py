@@ -1,0 +1,1 @@
+"""SpsEncounterFunction: the standardized-patient runtime and transcript validator."""

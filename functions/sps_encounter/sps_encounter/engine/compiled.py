@@ -1,0 +1,218 @@
+"""A scenario and a persona made ready to run: every pattern compiled once, with the language's
+lexicon, the policy and the baseline rules. Engines receive a `Case` and read no files."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from persona_rails.chinese import simplified_table
+from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
+from sps_encounter.engine.policy import GoldRule, LanguageLexicon, Lexicon, Policy
+from sps_encounter.engine.text import APOSTROPHES, named_union, opening_tokens, union
+
+
+class CaseMismatch(ValueError):
+    """A persona that cannot play a scenario; `field` names what to change."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class CompiledLanguage:
+    language: Language
+    narrative: re.Pattern[str]
+    open: re.Pattern[str]
+    closed: re.Pattern[str]
+    opening: re.Pattern[str]
+    empathy: re.Pattern[str] | None
+    empathy_ids: tuple[str, ...]
+    dismissive: re.Pattern[str]
+    vague: re.Pattern[str]
+    identity: re.Pattern[str]
+    measurement: re.Pattern[str]
+    reframe: re.Pattern[str]
+    diagnosis_coaching: re.Pattern[str]
+    clarification: re.Pattern[str]
+    refusal: re.Pattern[str]
+    measured_number: re.Pattern[str]
+    disfluency: re.Pattern[str]
+    fillers: tuple[str, ...]
+    # str.translate table: straight apostrophes, and Traditional read as Simplified in Chinese.
+    fold_table: dict[int, str]
+
+    @classmethod
+    def of(cls, language: Language, lexicon: LanguageLexicon) -> CompiledLanguage:
+        empathy, empathy_ids = named_union((cue.id, cue.pattern) for cue in lexicon.empathy)
+        tokens = "|".join(re.escape(token) for token in lexicon.disfluency_tokens)
+        # English tokens are words ("um" is not in "umbrella"); Chinese ones are characters.
+        disfluency = (
+            re.compile(tokens)
+            if language is Language.ZH
+            else re.compile(rf"(?<![^\W_])(?:{tokens})(?![^\W_])", re.I)
+        )
+        table = dict(APOSTROPHES)
+        if language is Language.ZH:
+            table.update(simplified_table())
+        return cls(
+            language=language,
+            narrative=union(lexicon.narrative),
+            open=union(lexicon.open),
+            closed=union(lexicon.closed),
+            opening=union(lexicon.opening),
+            empathy=empathy,
+            empathy_ids=empathy_ids,
+            dismissive=union(lexicon.dismissive),
+            vague=union(lexicon.vague),
+            identity=union(lexicon.identity),
+            measurement=union(lexicon.measurement),
+            reframe=union(lexicon.reframe),
+            diagnosis_coaching=union(lexicon.diagnosis_coaching),
+            clarification=union(lexicon.clarification),
+            refusal=union(lexicon.refusal),
+            measured_number=re.compile(lexicon.measured_number, re.IGNORECASE),
+            disfluency=disfluency,
+            fillers=tuple(filler.casefold() for filler in lexicon.fillers),
+            fold_table=table,
+        )
+
+    def fold(self, text: str) -> str:
+        """What patterns are matched against: casefolded, apostrophes straight, Simplified."""
+        return text.casefold().translate(self.fold_table)
+
+
+@dataclass(frozen=True)
+class Case:
+    scenario: Scenario
+    persona: Persona
+    policy: Policy
+    lexicon: CompiledLanguage
+    gold_rules: tuple[GoldRule, ...]
+    version: str
+    slots: dict[str, int] = field(init=False)
+    slot_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    objective_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    script_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    guardrails: re.Pattern[str] | None = field(init=False)
+    guardrail_ids: tuple[str, ...] = field(init=False)
+    agenda_triggers: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
+    misreading_triggers: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = field(init=False)
+    diagnosis: re.Pattern[str] = field(init=False)
+    conflicts: re.Pattern[str] | None = field(init=False)
+    conflict_slots: tuple[str, ...] = field(init=False)
+    objective_numbers: frozenset[str] = field(init=False)
+    fact_values: dict[str, str] = field(init=False)
+    # Folded stored phrases, for recognizing them in a transcript that carries no meta.
+    agenda_variants: tuple[tuple[str, str], ...] = field(init=False)
+    clarification_phrases: tuple[str, ...] = field(init=False)
+    boundary_phrases: tuple[str, ...] = field(init=False)
+    dob_lines: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        scenario, fold = self.scenario, self.lexicon.fold
+        setattr_ = object.__setattr__
+        setattr_(self, "slots", {slot.id: index for index, slot in enumerate(scenario.subjective_catalog)})
+        setattr_(self, "slot_match", tuple((s.id, union(s.patterns)) for s in scenario.subjective_catalog))
+        setattr_(
+            self, "objective_match", tuple((s.id, union(s.patterns)) for s in scenario.objective_catalog)
+        )
+        setattr_(self, "script_match", tuple((s.id, union(s.patterns)) for s in scenario.objective_scripts))
+        guardrails = (*scenario.guardrails, *scenario.objective_guardrails, *scenario.contraindications)
+        pattern, ids = named_union((g.id, "|".join(f"(?:{p})" for p in g.patterns)) for g in guardrails)
+        setattr_(self, "guardrails", pattern)
+        setattr_(self, "guardrail_ids", ids)
+        setattr_(
+            self, "agenda_triggers", tuple((item.id, union(item.triggers)) for item in scenario.hidden_agenda)
+        )
+        setattr_(
+            self,
+            "misreading_triggers",
+            tuple(
+                (m.id, union(m.triggers), union(m.reframes) if m.reframes else None)
+                for m in scenario.misunderstandings
+            ),
+        )
+        diagnosis = [*(f"(?:{p})" for p in scenario.diagnosis_terms), self.lexicon.diagnosis_coaching.pattern]
+        setattr_(self, "diagnosis", union(diagnosis))
+        facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
+        conflicts = [
+            (slot.id, "|".join(f"(?:{p})" for p in slot.conflicts)) for slot in facts if slot.conflicts
+        ]
+        pattern, ids = named_union(conflicts)
+        setattr_(self, "conflicts", pattern)
+        setattr_(self, "conflict_slots", ids)
+        setattr_(
+            self,
+            "objective_numbers",
+            frozenset(
+                n for slot in scenario.objective_catalog for n in re.findall(r"\d+(?:\.\d+)?", slot.value)
+            ),
+        )
+        setattr_(
+            self,
+            "fact_values",
+            {slot.id: slot.value for slot in facts},
+        )
+        setattr_(
+            self,
+            "agenda_variants",
+            tuple((item.id, fold(v)) for item in scenario.hidden_agenda for v in item.variants),
+        )
+        setattr_(self, "clarification_phrases", tuple(fold(p) for p in self.persona.pools.clarifications))
+        setattr_(self, "boundary_phrases", tuple(fold(p) for p in self.persona.pools.boundaries))
+        setattr_(
+            self,
+            "dob_lines",
+            tuple(fold(line) for line in scenario.dob_challenge.lines) if scenario.dob_challenge else (),
+        )
+
+    @property
+    def language(self) -> Language:
+        return self.scenario.language
+
+    def slot(self, slot_id: str) -> Slot:
+        return self.scenario.subjective_catalog[self.slots[slot_id]]
+
+
+def compile_case(
+    scenario: Scenario,
+    persona: Persona,
+    *,
+    lexicon: Lexicon,
+    policy: Policy,
+    gold: dict[Language, tuple[GoldRule, ...]],
+    version: str,
+) -> Case:
+    if persona.language is not scenario.language:
+        raise CaseMismatch(
+            "persona",
+            f"persona {persona.id} speaks {persona.language.value}, scenario {scenario.id} is in "
+            f"{scenario.language.value}",
+        )
+    language = CompiledLanguage.of(scenario.language, lexicon.languages[scenario.language])
+    for index, token in enumerate(persona.pools.disfluencies):
+        if not language.disfluency.fullmatch(token.casefold()):
+            raise CaseMismatch(
+                f"persona.pools.disfluencies[{index}]",
+                "every disfluency must be one of the lexicon's tokens, so the validator counts it",
+            )
+    bigrams = set()
+    for index, opener in enumerate(persona.pools.openers):
+        for text in (opener.text, *opener.synonyms):
+            if language.disfluency.search(language.fold(text)):
+                raise CaseMismatch(
+                    f"persona.pools.openers[{index}]",
+                    "an opener holds a disfluency token; list it under disfluencies",
+                )
+        bigrams.update(opening_tokens(language.fold(opener.text), scenario.language)[:1])
+    # Utterances whose first words differ cannot share an opening bigram: with one more first
+    # word than the window holds, anti-echo always has an opener to substitute.
+    if len(bigrams) <= policy.window:
+        raise CaseMismatch(
+            "persona.pools.openers",
+            f"the openers need at least {policy.window + 1} different first words, so anti-echo always "
+            "has one outside the window",
+        )
+    return Case(scenario, persona, policy, language, gold[scenario.language], version)
