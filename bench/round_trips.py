@@ -81,6 +81,8 @@ class Step:
     status: int
     # The response's `session_id` is the session the next steps use (the server picks it).
     names_session: bool = False
+    # Where the response names it, when not `session_id` (an encounter's `encounter_id`).
+    session_field: str = "session_id"
 
 
 # --- the flows that exercise each function's routes ------------------------------------------------
@@ -246,12 +248,60 @@ CHAIR_DEBATE = (
         200,
     ),
 )
+SPS_PREFIX = "/sps/encounters"
+SPS_START = f"POST {SPS_PREFIX}"
+SPS_TURN = f"POST {SPS_PREFIX}/{{encounter_id}}/turns"
+SPS_GET = f"GET {SPS_PREFIX}/{{encounter_id}}"
+SPS_TRANSCRIPT = [
+    {"turnIndex": 0, "role": "learner", "text": "What brings you in today?"},
+    {"turnIndex": 1, "role": "patient", "text": "My chest gets tight when I exert myself."},
+]
+
+
+def _sps_event(
+    function: Function, route_key: str, user: BenchUser, encounter_id: str, body: dict[str, Any] | None
+) -> dict[str, Any]:
+    # The SPS routes name an encounter, which the start's response picks.
+    event = _event(function, route_key, user, encounter_id, body)
+    path = next(r for r in function.routes if r.route_key == route_key).path
+    if "{encounter_id}" in path:
+        path = path.replace("{encounter_id}", encounter_id)
+        event["rawPath"] = event["requestContext"]["http"]["path"] = path
+        event["pathParameters"] = {"encounter_id": encounter_id}
+    return event
+
+
+def _sps_start(function: Function, user: BenchUser, sid: str) -> dict[str, Any]:
+    event = _sps_event(function, SPS_START, user, sid, {"scenario_id": "chest-pain", "seed": 42})
+    event["headers"]["idempotency-key"] = sid
+    return event
+
+
+# List the catalog, start an encounter, take a turn, read it back, validate a transcript.
+SPS_ENCOUNTER = (
+    Step("GET /sps/scenarios", lambda f, u, sid: _sps_event(f, "GET /sps/scenarios", u, sid, None), 200),
+    Step(SPS_START, _sps_start, 201, names_session=True, session_field="encounter_id"),
+    Step(
+        SPS_TURN,
+        lambda f, u, sid: _sps_event(f, SPS_TURN, u, sid, {"learner_text": "When did the pain start?"}),
+        200,
+    ),
+    Step(SPS_GET, lambda f, u, sid: _sps_event(f, SPS_GET, u, sid, None), 200),
+    Step(
+        "POST /sps/validate",
+        lambda f, u, sid: _sps_event(
+            f, "POST /sps/validate", u, sid, {"scenario_id": "chest-pain", "transcript": SPS_TRANSCRIPT}
+        ),
+        200,
+    ),
+)
 # A new HTTP function adds its flow here; the benchmark refuses to run without one.
 FLOWS: dict[str, tuple[Step, ...]] = {
     "InterceptSessionFunction": INTERCEPT_DIALOG,
     "ModerationCheckFunction": MODERATION_CHECK,
     "InterviewTurnFunction": INTERVIEW_SESSION,
     "ChairInterruptFunction": CHAIR_DEBATE,
+    "SpsEncounterFunction": SPS_ENCOUNTER,
 }
 
 
@@ -305,7 +355,7 @@ def _run_flows(
                     elapsed = time.perf_counter_ns() - started
                 body = expect_status(result, step.status, step.route_key)
                 if step.names_session:
-                    session_id = str(body["session_id"])
+                    session_id = str(body[step.session_field])
                 if cold is None:
                     cold = (counted.setup_round_trips, counted.request_round_trips)
                     continue

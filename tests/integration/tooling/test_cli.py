@@ -66,6 +66,12 @@ def test_serve_runs_the_demo_of_every_function_that_has_one(local_stack, databas
     assert "ChairInterruptFunction: ready in" in out
     assert "chair_2 interrupts (straw_man_detected" in out
     assert '"total_interrupts": 1' in out
+    # SpsEncounterFunction's hook: a short encounter, then its transcript validated clean.
+    assert "SpsEncounterFunction: ready in" in out
+    assert "=== sps: POST /sps/encounters -> 201" in out
+    assert "[dob_challenge, rapport guarded]" in out
+    assert "[refusal, rapport" in out
+    assert '"errors": [], "summaryMetrics": {"totalPatientTurns": 5' in out
     assert "Dialog completed end to end." in out
 
 
