@@ -112,7 +112,12 @@ def load_config(directory: Path = CONFIG_DIR) -> SpsConfig:
             try:
                 case_of(config, scenario, persona)
             except CaseMismatch as exc:
-                raise ConfigError(path, f"$ with persona {persona.value.id}: {exc.field}", str(exc)) from exc
+                if exc.field.startswith("persona."):
+                    persona_path = directory / "personas" / f"{persona.value.id}.json"
+                    raise ConfigError(
+                        persona_path, "$" + exc.field.removeprefix("persona"), str(exc)
+                    ) from exc
+                raise ConfigError(path, "$.default_persona", str(exc)) from exc
     return config
 
 

@@ -4,7 +4,7 @@
 `finish_response`. The phrasing is the model's when an LLM is configured, the plan states case
 facts, and the reply passes `factcheck`; otherwise (no LLM, any fault, a refused reply) it is the
 offline generator's. A replay passes the recorded reply instead of calling, and gets the same
-turn: the RNG draws do not depend on the phrasing.
+turn, draw for draw.
 """
 
 from __future__ import annotations

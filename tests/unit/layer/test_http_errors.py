@@ -126,7 +126,7 @@ def test_every_domain_error_kind_has_a_status():
         for _, cls in inspect.getmembers(errors, inspect.isclass)
         if issubclass(cls, DomainError) and cls is not DomainError
     }
-    assert kinds == {"not_found", "conflict", "invalid", "forbidden", "unavailable"}
+    assert kinds == {"not_found", "conflict", "gone", "invalid", "forbidden", "unavailable"}
     assert kinds <= set(STATUS_OF_KIND)
 
 

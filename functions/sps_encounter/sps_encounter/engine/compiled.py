@@ -109,6 +109,9 @@ class Case:
     clarification_phrases: tuple[str, ...] = field(init=False)
     boundary_phrases: tuple[str, ...] = field(init=False)
     dob_lines: tuple[str, ...] = field(init=False)
+    elaboration_phrases: tuple[str, ...] = field(init=False)
+    # Words never lowercased after an opener ("Well, Daniel Hughes.").
+    proper_names: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         scenario, fold = self.scenario, self.lexicon.fold
@@ -160,6 +163,18 @@ class Case:
             "agenda_variants",
             tuple((item.id, fold(v)) for item in scenario.hidden_agenda for v in item.variants),
         )
+        setattr_(
+            self,
+            "elaboration_phrases",
+            tuple(
+                fold(text)
+                for text in (
+                    *(e.text for slot in scenario.subjective_catalog for e in slot.elaborations),
+                    *(quirk.text for quirk in self.persona.quirks),
+                )
+            ),
+        )
+        setattr_(self, "proper_names", frozenset(scenario.demographics.name.replace(".", " ").split()))
         setattr_(self, "clarification_phrases", tuple(fold(p) for p in self.persona.pools.clarifications))
         setattr_(self, "boundary_phrases", tuple(fold(p) for p in self.persona.pools.boundaries))
         setattr_(

@@ -15,8 +15,9 @@ has no fact for gets the persona's uncertainty, not an invention; an LLM phrasin
 contradicts a fact is replaced by the offline one (see `factcheck`).
 
 `plan_response` draws the core (layers 1–4) and `finish_response` adds layers 4 and 6 around
-it; between them the service may have the LLM phrase the core. The RNG draws are the same with
-or without the LLM, so a replay matches draw for draw.
+it; between them the service may have the LLM phrase the core. Every draw before anti-echo is
+the same with or without the LLM; anti-echo's depend on how the answer opens. A replay phrases
+with the recorded reply, so it matches draw for draw.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sps_encounter.engine.learner import LearnerTurn
 from sps_encounter.engine.rng import choose, next_rng
 from sps_encounter.engine.state import RAPPORT_ORDER, QuestionType, SPSRuntimeState
 from sps_encounter.engine.variation import (
+    STAGE_DIRECTION,
     ElaborationDecision,
     choose_fresh,
     disfluency_prefix,
@@ -53,6 +55,9 @@ class Kind(StrEnum):
     UNCERTAIN = "uncertain"
 
 
+# Replies that open themselves ("Oh, you mean…", "Sorry, what do you mean?", "Yeah. Thanks."):
+# no opener is put before them unless anti-echo needs one.
+SELF_OPENING = frozenset({Kind.RESOLVED, Kind.CLARIFICATION, Kind.ACKNOWLEDGEMENT})
 # Answers that state case facts: the LLM may phrase them, and agenda clauses and elaborations
 # ride on them.
 FACTUAL = frozenset({Kind.ANSWER, Kind.RESOLVED, Kind.OPENING, Kind.NARRATIVE})
@@ -99,6 +104,7 @@ def _facts(
     wanted = tuple(dict.fromkeys((*extra_slots, *learner.slots)))[: case.policy.max_slots_per_answer]
     answered: list[str] = []
     declined: list[str] = []
+    unsure: list[str] = []
     for slot_id in wanted:
         slot = case.slot(slot_id)
         if slot.category in persona.privacy.guarded_categories and not _rapport_at_least(
@@ -119,18 +125,27 @@ def _facts(
             parts.append(choose(state, "other", objective.lay_answers, f"lay:{slot_id}"))
             answered.append(slot_id)
         else:
-            parts.append(choose(state, "other", persona.pools.uncertain, f"uncertain:{slot_id}"))
+            window = state.tracking.recent_phrases
+            parts.append(
+                choose_fresh(state, "other", persona.pools.uncertain, window, f"uncertain:{slot_id}")
+            )
+            unsure.append(slot_id)
     for script_id in learner.scripts:
         script = next(s for s in case.scenario.objective_scripts if s.id == script_id)
         parts.append(choose(state, "other", script.lines, f"script:{script_id}"))
         answered.append(script_id)
     if declined:
-        parts.append(choose(state, "decl", persona.pools.declines, "privacy_decline"))
+        window = state.tracking.recent_phrases
+        parts.append(choose_fresh(state, "decl", persona.pools.declines, window, "privacy_decline"))
         plan.layers.append({"layer": 3, "rule": "privacy", "slots": declined, "rapport": state.rapport.value})
     plan.answered = tuple(answered)
     plan.declined = tuple(declined)
     if answered:
         plan.layers.append({"layer": 2, "rule": "case_facts", "slots": answered})
+    if unsure:
+        plan.layers.append(
+            {"layer": 1, "rule": "conflict_rule", "slots": unsure, "effect": "not known: uncertainty"}
+        )
     return parts
 
 
@@ -219,11 +234,13 @@ def _without_facts(case: Case, state: SPSRuntimeState, plan: Plan) -> Plan:
         purpose = "deferral" if learner.dismissive else "acknowledgement"
         pool = persona.pools.deferrals if learner.dismissive else persona.pools.acknowledgements
         plan.kind = Kind.ACKNOWLEDGEMENT
-        plan.core = choose(state, "other", pool, purpose)
+        plan.core = choose_fresh(state, "other", pool, state.tracking.recent_phrases, purpose)
         plan.layers.append({"layer": 3, "rule": f"{purpose}_of_remark"})
     else:
         plan.kind = Kind.UNCERTAIN
-        plan.core = choose(state, "other", persona.pools.uncertain, "uncertain")
+        plan.core = choose_fresh(
+            state, "other", persona.pools.uncertain, state.tracking.recent_phrases, "uncertain"
+        )
         plan.layers.append(
             {"layer": 1, "rule": "conflict_rule", "effect": "no such fact: uncertainty, not invention"}
         )
@@ -250,7 +267,7 @@ def plan_response(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> P
     if not parts:
         return _without_facts(case, state, plan)
     plan.core = _join(parts, case)
-    plan.kind = Kind.ANSWER if plan.answered else Kind.DECLINE
+    plan.kind = Kind.ANSWER if plan.answered else (Kind.DECLINE if plan.declined else Kind.UNCERTAIN)
     return plan
 
 
@@ -312,8 +329,11 @@ def finish_response(
     elaboration = _elaboration(case, state, plan, decision)
 
     hedges: list[str] = []
+    # No hesitation before a stage direction ("(Blood pressure: …)"): it is not the patient talking.
     may_hesitate = (
-        persona.pools.disfluencies and state.turns_since_hesitation >= case.policy.hesitation_gap_turns
+        persona.pools.disfluencies
+        and not core.startswith(STAGE_DIRECTION)
+        and state.turns_since_hesitation >= case.policy.hesitation_gap_turns
     )
     if may_hesitate and next_rng(state, "disfluency") < persona.rates.disfluency:
         token = choose(state, "other", persona.pools.disfluencies, "disfluency_token")
@@ -321,7 +341,7 @@ def finish_response(
     state.turns_since_hesitation = 0 if hedges else state.turns_since_hesitation + 1
 
     body = _join([core, *(clause for _, clause in told), elaboration or ""], case)
-    opening = open_utterance(case, state, hedges, body)
+    opening = open_utterance(case, state, hedges, body, voluntary=plan.kind not in SELF_OPENING)
     if told:
         plan.layers.append({"layer": 4, "rule": "hidden_agenda", "ids": [item for item, _ in told]})
     if elaboration:

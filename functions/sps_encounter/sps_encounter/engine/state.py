@@ -51,6 +51,8 @@ class Tracking:
     dob_challenge_pending: bool = False
     agenda_pending: list[str] = field(default_factory=list)  # triggered, told with the next answer
     last_refusal: str | None = None
+    # The last 3 short replies (acknowledgements, deferrals, declines, uncertainty): rotated too.
+    recent_phrases: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,7 @@ class Tracking:
             "dobChallengePending": self.dob_challenge_pending,
             "agendaPending": list(self.agenda_pending),
             "lastRefusal": self.last_refusal,
+            "recentPhrases": list(self.recent_phrases),
         }
 
     @classmethod
@@ -79,6 +82,7 @@ class Tracking:
             dob_challenge_pending=data["dobChallengePending"],
             agenda_pending=list(data["agendaPending"]),
             last_refusal=data["lastRefusal"],
+            recent_phrases=list(data["recentPhrases"]),
         )
 
 

@@ -50,6 +50,8 @@ def check_shape(transcript: Sequence[Mapping[str, Any]]) -> None:
     """Roles are 'learner' or 'patient', turn indexes are integers that strictly increase."""
     previous: int | None = None
     for position, turn in enumerate(transcript):
+        if not isinstance(turn, Mapping):
+            raise TranscriptError(f"transcript[{position}]", "must be an object")
         role = turn.get("role")
         if role not in ROLES:
             raise TranscriptError(
@@ -324,8 +326,16 @@ class _Run:
         self.eligible += 1
         elaborated = _meta_value(turn.meta, "elaborated", bool)
         if elaborated is None:
-            elaborated = turn.sentences > self.case.persona.answer_sentences
+            elaborated = self._reads_as_elaborated(turn)
         self.elaborated += elaborated
+
+    def _reads_as_elaborated(self, turn: _Patient) -> bool:
+        """With no meta: one of the case's stored elaborations is said, or the turn runs longer
+        than a plain answer once its agenda clauses are set aside."""
+        if _first_phrase(turn.folded, self.case.elaboration_phrases) is not None:
+            return True
+        clauses = sum(1 for _, variant in self.case.agenda_variants if variant in turn.folded)
+        return turn.sentences - clauses > self.case.persona.answer_sentences
 
     # The whole transcript
 

@@ -11,7 +11,7 @@ from sps_encounter.engine.case import Language, Opener
 from sps_encounter.engine.compiled import Case
 from sps_encounter.engine.rng import Domain, choose, next_rng, record_rotating
 from sps_encounter.engine.state import QuestionType, SPSRuntimeState, Verbosity
-from sps_encounter.engine.text import opening_bigram
+from sps_encounter.engine.text import opening_bigram, opening_tokens
 
 
 def choose_fresh(
@@ -71,21 +71,33 @@ def should_elaborate(case: Case, state: SPSRuntimeState, question: QuestionType)
     return ElaborationDecision(True, round(probability, 6), draw, wanted, throttled)
 
 
-def _decapitalized(text: str) -> str:
-    first = text.split(" ", 1)[0]
-    if first in {"I", "I'm", "I've", "I'd", "I'll"} or first[:2].isupper() or not text[:1].isupper():
+_PRONOUN_I = frozenset({"I", "I'm", "I've", "I'd", "I'll"})
+
+
+def _decapitalized(text: str, after: str, proper: frozenset[str]) -> str:
+    """The sentence start `text` as it reads after `after`: lowercased after a comma ("Well, it
+    started"), kept after a full stop ("Let me think. Gradually."), and kept for "I", acronyms
+    and the case's proper names ("Well, Daniel Hughes.")."""
+    if not after.endswith((",", ";", "—")) or not text[:1].isupper():
+        return text
+    first = text.split(" ", 1)[0].rstrip(".,;:!?")
+    if first in _PRONOUN_I or first in proper or (len(first) > 1 and first.isupper()):
         return text
     return text[0].lower() + text[1:]
 
 
-def prefixed(prefixes: Sequence[str], body: str, language: Language) -> str:
+def prefixed(
+    prefixes: Sequence[str], body: str, language: Language, proper: frozenset[str] = frozenset()
+) -> str:
     """`Well,` + `um,` + `It started…` → `Well, um, it started…` (Chinese: `说实话，嗯，就是…`)."""
     if not prefixes:
         return body
     if language is Language.ZH:
         return "".join(prefixes) + body
-    words = [prefixes[0]] + [_decapitalized(p) for p in prefixes[1:]]
-    return " ".join(words) + " " + _decapitalized(body)
+    words = [prefixes[0]]
+    for part in [*prefixes[1:], body]:
+        words.append(_decapitalized(part, words[-1], proper))
+    return " ".join(words)
 
 
 def disfluency_prefix(token: str, language: Language) -> str:
@@ -107,7 +119,19 @@ def _variants(openers: Sequence[Opener]) -> list[str]:
     return [text for opener in openers for text in (opener.text, *opener.synonyms)]
 
 
-def open_utterance(case: Case, state: SPSRuntimeState, hedges: list[str], body: str) -> Opening:
+STAGE_DIRECTION = ("(", "（", "[")
+
+
+def _fits(opener: str, body: str, fold: Any, language: Language) -> bool:
+    """An opener does not go before a body that already opens the same way ("Yeah," + "Yeah.
+    Thanks.")."""
+    first = opening_tokens(fold(opener), language)[:1]
+    return first != opening_tokens(fold(body), language)[:1]
+
+
+def open_utterance(
+    case: Case, state: SPSRuntimeState, hedges: list[str], body: str, *, voluntary: bool = True
+) -> Opening:
     """Put an opener (at the persona's rate) and any hesitation before the body, then apply
     §9: if the utterance's opening bigram is in `lastOpeners`, substitute a synonym of the
     opener, else another opener, whose bigram is fresh; if repetition persists, left-trim a
@@ -117,14 +141,17 @@ def open_utterance(case: Case, state: SPSRuntimeState, hedges: list[str], body: 
     persona = case.persona
     window = state.last_openers
     opener: Opener | None = None
-    if next_rng(state, "opener") < persona.rates.opener:
+    if voluntary and next_rng(state, "opener") < persona.rates.opener:
         opener = choose(state, "other", persona.pools.openers, "opener_text")
+        # Nor, by choice, before a stage direction ("(Blood pressure: …)"); anti-echo still may.
+        if body.startswith(STAGE_DIRECTION) or not _fits(opener.text, body, lexicon.fold, language):
+            opener = None
 
     def bigram_of(text: str) -> str:
         return opening_bigram(lexicon.fold(text), language)
 
     def compose(opener_text: str | None) -> str:
-        return prefixed([p for p in (opener_text, *hedges) if p], body, language)
+        return prefixed([p for p in (opener_text, *hedges) if p], body, language, case.proper_names)
 
     chosen = opener.text if opener else None
     text = compose(chosen)
@@ -132,7 +159,11 @@ def open_utterance(case: Case, state: SPSRuntimeState, hedges: list[str], body: 
     anti_echo = "none"
     if bigram in window:
         synonyms = [s for s in (opener.synonyms if opener else []) if bigram_of(compose(s)) not in window]
-        others = [v for v in _variants(persona.pools.openers) if bigram_of(compose(v)) not in window]
+        others = [
+            v
+            for v in _variants(persona.pools.openers)
+            if bigram_of(compose(v)) not in window and _fits(v, body, lexicon.fold, language)
+        ]
         if synonyms:
             chosen, anti_echo = choose(state, "other", synonyms, "anti_echo_synonym"), "synonym"
         elif others:
