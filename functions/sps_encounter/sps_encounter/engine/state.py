@@ -82,7 +82,8 @@ class Tracking:
             dob_challenge_pending=data["dobChallengePending"],
             agenda_pending=list(data["agendaPending"]),
             last_refusal=data["lastRefusal"],
-            recent_phrases=list(data["recentPhrases"]),
+            # States stored before this window existed read as an empty one.
+            recent_phrases=list(data.get("recentPhrases", [])),
         )
 
 
