@@ -51,6 +51,8 @@ CREATE TABLE public.sps_turns (
   kind text NOT NULL CHECK (kind IN ('refusal', 'dob_challenge', 'identity', 'misreading', 'resolved',
     'answer', 'decline', 'opening', 'narrative', 'clarification', 'acknowledgement', 'uncertain')),
   meta jsonb NOT NULL CHECK (jsonb_typeof(meta) = 'object'),
+  -- The runtime state right after this turn: what a retry of it answers with.
+  state_after jsonb NOT NULL CHECK (jsonb_typeof(state_after) = 'object'),
   source text NOT NULL CHECK (source IN ('llm', 'offline')),
   fallback_reason text,
   model text,

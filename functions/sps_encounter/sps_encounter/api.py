@@ -40,8 +40,9 @@ IdempotencyKey = Annotated[
 ]
 
 
-@router.get("/scenarios", response_model=Catalog, responses=errors(401, 403, 422))
-async def scenarios(caller: UserOrService) -> Catalog:
+@router.get("/scenarios", response_model=Catalog, responses=errors(401, 422))
+async def scenarios(token: Token) -> Catalog:
+    # The catalog is nobody's data: any valid token reads it, a service role without naming a user.
     return service.catalog()
 
 
@@ -50,7 +51,7 @@ async def scenarios(caller: UserOrService) -> Catalog:
     response_model=EncounterOut,
     status_code=status.HTTP_201_CREATED,
     responses={
-        **errors(400, 401, 403, 404, 409, 422),
+        **errors(400, 401, 403, 404, 409, 413, 422),
         200: {"model": EncounterOut, "description": "A retry of an encounter already started"},
     },
 )
@@ -71,7 +72,7 @@ async def start_encounter(
 @router.post(
     "/encounters/{encounter_id}/turns",
     response_model=PatientTurnOut,
-    responses=errors(400, 401, 403, 404, 409, 410, 422),
+    responses=errors(400, 401, 403, 404, 409, 410, 413, 422),
 )
 async def take_turn(
     encounter_id: UUID,
@@ -92,7 +93,7 @@ async def get_encounter(encounter_id: UUID, caller: UserOrService, db: DbDep) ->
     return service.get_encounter(db, caller, str(encounter_id))
 
 
-@router.post("/validate", response_model=ValidationResult, responses=errors(400, 401, 403, 404, 422))
+@router.post("/validate", response_model=ValidationResult, responses=errors(400, 401, 403, 404, 413, 422))
 async def validate(body: ValidateRequest, token: Token, db: DbDep) -> ValidationResult:
     caller = acting_for(token, body.user_id)
     return service.validate(db, caller, body)

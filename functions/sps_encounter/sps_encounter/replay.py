@@ -1,8 +1,9 @@
 """Replay a stored patient turn (decision kind `sps.patient_turn`) with no network.
 
 The engine runs again from the recorded state (seed included) on the same scenario and persona:
-a catalog document is found by id and must still hash the same, an inline one was recorded
-whole. An LLM phrasing is replayed from the recorded reply, checked again as it was then.
+a catalog document is found by id and must still hash the same; an inline one, or a catalog
+version that had already changed when the turn ran, was recorded whole. An LLM phrasing is
+replayed from the recorded reply, checked again as it was then.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sps_encounter.engine.state import SPSRuntimeState
 
 
 def _document(config: SpsConfig, ref: dict[str, Any], kind: str) -> Versioned:
-    if ref["source"] == "inline":
+    if "document" in ref:
         return validated(ref["document"], Scenario if kind == "scenario" else Persona, kind)
     catalog = config.scenarios if kind == "scenario" else config.personas
     found = catalog.get(ref["id"])

@@ -121,11 +121,12 @@ def record_turn(
         ), turn AS (
             INSERT INTO public.sps_turns (
                 id, encounter_id, user_id, learner_index, patient_index, learner_text, patient_text,
-                kind, meta, source, fallback_reason, model, latency_ms, request_fingerprint,
-                idempotency_key, config_version, engine_version)
+                kind, meta, state_after, source, fallback_reason, model, latency_ms,
+                request_fingerprint, idempotency_key, config_version, engine_version)
             SELECT CAST(:turn_id AS uuid), a.id, a.user_id, :learner_index, :patient_index, :learner_text,
-                :patient_text, :kind, CAST(:meta AS jsonb), :source, :fallback_reason, :model, :latency_ms,
-                :request_fingerprint, :idempotency_key, :config_version, :engine_version
+                :patient_text, :kind, CAST(:meta AS jsonb), CAST(:state AS jsonb), :source,
+                :fallback_reason, :model, :latency_ms, :request_fingerprint, :idempotency_key,
+                :config_version, :engine_version
             FROM advanced a
             RETURNING *
         ), record AS (

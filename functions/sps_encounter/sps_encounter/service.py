@@ -22,7 +22,7 @@ from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings
 from sps_encounter import cases, phrasing, repository
-from sps_encounter.artifacts import SpsConfig, sps_config
+from sps_encounter.artifacts import SpsConfig, Versioned, sps_config
 from sps_encounter.engine.state import ENGINE_VERSION, SPSRuntimeState, init_runtime_state
 from sps_encounter.engine.validator import TranscriptError, validate_transcript
 from sps_encounter.schemas import (
@@ -213,7 +213,8 @@ def take_turn(
         )
         if stored is not None:
             count("TurnReplayed")
-            return _turn_out(stored, row["state"] or {}, row["expires_at"])
+            # As the turn first answered: its own state after, whatever came since.
+            return _turn_out(stored, stored["state_after"], row["expires_at"])
         if not row["live"] or row["state"] is None:
             raise Gone(
                 "encounter_expired",
@@ -279,8 +280,8 @@ def _take_turn(
     record = {
         "inputs": {
             "encounter_id": str(row["id"]),
-            "scenario": _document_ref(resolved.scenario, row["scenario_source"]),
-            "persona": _document_ref(resolved.persona, row["persona_source"]),
+            "scenario": _document_ref(resolved.scenario, row["scenario_source"], config.scenarios),
+            "persona": _document_ref(resolved.persona, row["persona_source"], config.personas),
             "state": before,
             "learner_text": learner_text,
         },
@@ -309,11 +310,13 @@ def _take_turn(
     return _turn_out(written[0], after, written[0]["expires_at"])
 
 
-def _document_ref(document: Any, source: str) -> dict[str, Any]:
-    """What a replay needs to find the document again: the catalog's by id and hash, or the
-    inline document itself (it exists nowhere else)."""
-    ref = {"id": document.value.id, "source": source, "hash": document.content_hash}
-    if source == "inline":
+def _document_ref(document: Versioned, source: str, catalog: dict[str, Versioned]) -> dict[str, Any]:
+    """What a replay needs to find the document again: the catalog's by id and hash while the
+    catalog still holds that version, else the document itself (an inline one, or the snapshot
+    of a catalog version since changed)."""
+    ref: dict[str, Any] = {"id": document.value.id, "source": source, "hash": document.content_hash}
+    listed = catalog.get(document.value.id)
+    if source == "inline" or listed is None or listed.content_hash != document.content_hash:
         ref["document"] = document.document
     return ref
 

@@ -20,6 +20,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from sps_encounter.engine.backtracking import catastrophic
 from sps_encounter.engine.state import Rapport, Verbosity
 
 
@@ -34,6 +35,11 @@ def _compiles(pattern: str) -> str:
     # validated in milliseconds), so each must still mean itself inside `(?:…)|(?:…)`.
     if _BACKREFERENCE.search(pattern):
         raise ValueError("backreferences are not supported")
+    if catastrophic(pattern):
+        raise ValueError(
+            "a repetition inside an unbounded repetition (like (x+)+) can take exponential time on "
+            "learner text; write it without the nesting"
+        )
     try:
         re.compile(f"(?:x)|(?:{pattern})", re.IGNORECASE)
     except re.error as exc:

@@ -110,6 +110,7 @@ class Case:
     boundary_phrases: tuple[str, ...] = field(init=False)
     dob_lines: tuple[str, ...] = field(init=False)
     elaboration_phrases: tuple[str, ...] = field(init=False)
+    realization_phrases: tuple[str, ...] = field(init=False)
     # Words never lowercased after an opener ("Well, Daniel Hughes.").
     proper_names: frozenset[str] = field(init=False)
 
@@ -174,6 +175,7 @@ class Case:
                 )
             ),
         )
+        setattr_(self, "realization_phrases", tuple(fold(p) for p in self.persona.pools.realizations))
         setattr_(self, "proper_names", frozenset(scenario.demographics.name.replace(".", " ").split()))
         setattr_(self, "clarification_phrases", tuple(fold(p) for p in self.persona.pools.clarifications))
         setattr_(self, "boundary_phrases", tuple(fold(p) for p in self.persona.pools.boundaries))

@@ -332,7 +332,7 @@ def finish_response(
     # No hesitation before a stage direction ("(Blood pressure: …)"): it is not the patient talking.
     may_hesitate = (
         persona.pools.disfluencies
-        and not core.startswith(STAGE_DIRECTION)
+        and not plan.core.startswith(STAGE_DIRECTION)
         and state.turns_since_hesitation >= case.policy.hesitation_gap_turns
     )
     if may_hesitate and next_rng(state, "disfluency") < persona.rates.disfluency:

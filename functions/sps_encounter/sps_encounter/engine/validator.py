@@ -331,11 +331,14 @@ class _Run:
 
     def _reads_as_elaborated(self, turn: _Patient) -> bool:
         """With no meta: one of the case's stored elaborations is said, or the turn runs longer
-        than a plain answer once its agenda clauses are set aside."""
-        if _first_phrase(turn.folded, self.case.elaboration_phrases) is not None:
+        than a plain answer once its agenda clauses and a realization ("Oh, you mean…") are set
+        aside."""
+        case = self.case
+        if _first_phrase(turn.folded, case.elaboration_phrases) is not None:
             return True
-        clauses = sum(1 for _, variant in self.case.agenda_variants if variant in turn.folded)
-        return turn.sentences - clauses > self.case.persona.answer_sentences
+        aside = sum(1 for _, variant in case.agenda_variants if variant in turn.folded)
+        aside += sum(sentence_count(phrase) for phrase in case.realization_phrases if phrase in turn.folded)
+        return turn.sentences - aside > case.persona.answer_sentences
 
     # The whole transcript
 

@@ -71,7 +71,35 @@ def should_elaborate(case: Case, state: SPSRuntimeState, question: QuestionType)
     return ElaborationDecision(True, round(probability, 6), draw, wanted, throttled)
 
 
-_PRONOUN_I = frozenset({"I", "I'm", "I've", "I'd", "I'll"})
+# English words that keep their capital mid-sentence: "I", and days and months ("Okay, Friday nights").
+_ALWAYS_CAPITAL = frozenset(
+    [
+        "I",
+        "I'm",
+        "I've",
+        "I'd",
+        "I'll",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ]
+)
 
 
 def _decapitalized(text: str, after: str, proper: frozenset[str]) -> str:
@@ -81,7 +109,12 @@ def _decapitalized(text: str, after: str, proper: frozenset[str]) -> str:
     if not after.endswith((",", ";", "—")) or not text[:1].isupper():
         return text
     first = text.split(" ", 1)[0].rstrip(".,;:!?")
-    if first in _PRONOUN_I or first in proper or (len(first) > 1 and first.isupper()):
+    if (
+        first.removesuffix("'s") in _ALWAYS_CAPITAL
+        or first in _ALWAYS_CAPITAL
+        or first in proper
+        or (len(first) > 1 and first.isupper())
+    ):
         return text
     return text[0].lower() + text[1:]
 
@@ -135,7 +168,10 @@ def open_utterance(
     """Put an opener (at the persona's rate) and any hesitation before the body, then apply
     §9: if the utterance's opening bigram is in `lastOpeners`, substitute a synonym of the
     opener, else another opener, whose bigram is fresh; if repetition persists, left-trim a
-    leading filler ("Well,", "So,"). The final bigram enters the window."""
+    leading filler ("Well,", "So,"). The final bigram enters the window.
+
+    Anti-echo draws exactly one number per utterance, used or not: how an answer opens (the
+    offline phrasing, or the LLM's) then never shifts the draws of later turns."""
     language = case.language
     lexicon = case.lexicon
     persona = case.persona
@@ -153,6 +189,14 @@ def open_utterance(
     def compose(opener_text: str | None) -> str:
         return prefixed([p for p in (opener_text, *hedges) if p], body, language, case.proper_names)
 
+    echo_draw = next_rng(state, "anti_echo")
+    echo_record = state.draws[-1]
+
+    def substitute(pool: list[str]) -> str:
+        index = min(int(echo_draw * len(pool)), len(pool) - 1)
+        echo_record["index"] = index
+        return pool[index]
+
     chosen = opener.text if opener else None
     text = compose(chosen)
     bigram = bigram_of(text)
@@ -165,9 +209,9 @@ def open_utterance(
             if bigram_of(compose(v)) not in window and _fits(v, body, lexicon.fold, language)
         ]
         if synonyms:
-            chosen, anti_echo = choose(state, "other", synonyms, "anti_echo_synonym"), "synonym"
+            chosen, anti_echo = substitute(synonyms), "synonym"
         elif others:
-            chosen, anti_echo = choose(state, "other", others, "anti_echo_opener"), "opener"
+            chosen, anti_echo = substitute(others), "opener"
         text = compose(chosen) if anti_echo != "none" else text
         bigram = bigram_of(text)
         if bigram in window:
