@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from persona_rails.config import HASH_CHARS, Artifact, ConfigError, content_hash, json_path, load_artifact
+from sps_encounter.engine import lint
 from sps_encounter.engine.case import Language, Persona, Scenario
 from sps_encounter.engine.compiled import Case, CaseMismatch, compile_case
 from sps_encounter.engine.policy import GoldRule, GoldStandard, Lexicon, Policy
@@ -117,6 +118,8 @@ def load_config(directory: Path = CONFIG_DIR) -> SpsConfig:
                     raise ConfigError(
                         persona_path, "$" + exc.field.removeprefix("persona"), str(exc)
                     ) from exc
+                if exc.field.startswith("scenario."):
+                    raise ConfigError(path, "$" + exc.field.removeprefix("scenario"), str(exc)) from exc
                 raise ConfigError(path, "$.default_persona", str(exc)) from exc
     return config
 
@@ -154,6 +157,8 @@ def case_of(config: SpsConfig, scenario: Versioned, persona: Versioned) -> Case:
             gold=config.gold,
             version=f"{scenario.version}/{persona.version}/{config.version}",
         )
+        # What the patient could say is checked too: a line the validator would flag is a data error.
+        lint.check(case)
         _CASES[key] = case
         while len(_CASES) > CASE_CACHE_SIZE:
             _CASES.popitem(last=False)

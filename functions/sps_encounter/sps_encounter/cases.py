@@ -1,7 +1,8 @@
 """Which scenario and persona a request or a stored encounter runs, as domain errors when none.
 
 A request names catalog entries (`scenario_id`, `persona_id`) or posts inline documents
-(`scenario`, `persona`), validated as strictly as catalog files; a failure names the path
+(`scenario`, `persona`), validated as strictly as catalog files, and their patterns more strictly
+still (they run on learner text unreviewed: see `engine.backtracking`); a failure names the path
 (`scenario.demographics.age`). A stored encounter runs the snapshot it started with, even if
 the catalog has changed since.
 """
@@ -9,11 +10,13 @@ the catalog has changed since.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from persona_rails.errors import Invalid, NotFound
 from sps_encounter.artifacts import InvalidDocument, SpsConfig, Versioned, case_of, validated
+from sps_encounter.engine.backtracking import untrusted_problem
 from sps_encounter.engine.case import Persona, Scenario
 from sps_encounter.engine.compiled import Case, CaseMismatch
 from sps_encounter.schemas import CaseChoice
@@ -28,11 +31,32 @@ class Resolved:
     case: Case
 
 
+_PATTERN_LISTS = frozenset({"patterns", "triggers", "conflicts", "reframes", "diagnosis_terms"})
+
+
+def _patterns(node: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every pattern of a scenario document, with its path (`scenario.subjective_catalog[0].patterns[1]`)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _PATTERN_LISTS and isinstance(value, list):
+                yield from ((f"{path}.{key}[{i}]", p) for i, p in enumerate(value) if isinstance(p, str))
+            else:
+                yield from _patterns(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns(item, f"{path}[{index}]")
+
+
 def _inline(document: dict[str, Any], schema: type[Scenario] | type[Persona], field: str) -> Versioned:
     try:
-        return validated(document, schema, field)
+        found = validated(document, schema, field)
     except InvalidDocument as exc:
         raise Invalid(f"invalid_{field}", f"{exc.path}: {exc.problem}", field=exc.path) from None
+    for path, pattern in _patterns(document, field):
+        problem = untrusted_problem(pattern)
+        if problem is not None:
+            raise Invalid(f"invalid_{field}", f"{path}: {problem}", field=path)
+    return found
 
 
 def _compiled(config: SpsConfig, scenario: Versioned, persona: Versioned, persona_field: str) -> Case:

@@ -27,6 +27,8 @@ else:
 
 SEED_MAX = 0xFFFFFFFF
 MAX_TRANSCRIPT_TURNS = 20_000
+# Validation stays well inside the function's timeout: about 1 s for this much text.
+MAX_TRANSCRIPT_CHARS = 2_000_000
 CatalogId = Annotated[
     str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$", description="A catalog id (GET /sps/scenarios).")
 ]
@@ -119,16 +121,16 @@ class PatientTurnOut(BaseModel):
     expires_at: datetime
 
 
-def _clean(value: Any, path: str = "meta") -> None:
+def _clean(value: Any) -> None:
     if isinstance(value, str):
         printable(value.replace("\n", " ").replace("\t", " "))
     elif isinstance(value, dict):
         for key, item in value.items():
-            _clean(key, path)
-            _clean(item, path)
+            _clean(key)
+            _clean(item)
     elif isinstance(value, list):
         for item in value:
-            _clean(item, path)
+            _clean(item)
 
 
 class TranscriptTurn(_Strict):
@@ -149,9 +151,22 @@ class EncounterDetail(EncounterOut):
 
 
 class ValidateRequest(CaseChoice):
-    transcript: Annotated[list[TranscriptTurn], Field(max_length=MAX_TRANSCRIPT_TURNS)]
+    transcript: Annotated[list[TranscriptTurn], Field(max_length=MAX_TRANSCRIPT_TURNS)] = Field(
+        description=f"At most {MAX_TRANSCRIPT_TURNS:,} turns and {MAX_TRANSCRIPT_CHARS:,} characters of text."
+    )
     store: StrictBool = Field(default=False, description="Keep the result (it is not stored otherwise).")
     user_id: UUID | None = Field(default=None, description="The learner a service-role caller acts for.")
+
+    @field_validator("transcript")
+    @classmethod
+    def _bounded(cls, transcript: list[TranscriptTurn]) -> list[TranscriptTurn]:
+        total = sum(len(turn.text) for turn in transcript)
+        if total > MAX_TRANSCRIPT_CHARS:
+            raise ValueError(
+                f"holds {total:,} characters of text, over {MAX_TRANSCRIPT_CHARS:,}: validate it in parts, "
+                "or in-process with validateTranscript"
+            )
+        return transcript
 
 
 class Issue(BaseModel):
@@ -167,7 +182,16 @@ class DuplicationScores(BaseModel):
     clarifications: float = Field(description="Share of clarifications repeating one of the last 3.")
 
 
+class IssueCounts(BaseModel):
+    errors: int
+    warnings: int
+    info: int
+
+
 class SummaryMetrics(BaseModel):
+    issueCounts: IssueCounts = Field(
+        description="Every issue found; each list holds the first 1,000 of its severity."
+    )
     totalPatientTurns: int
     avgSentencesPerTurn: float
     elaborationRate: float = Field(description="Elaborated share of eligible (open or narrative) turns.")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from sps_encounter.engine.validator import TranscriptError, check_shape, validate_transcript
+from sps_encounter.engine.validator import MAX_ISSUES, TranscriptError, check_shape, validate_transcript
 from tests.unit.sps_encounter.support import (
     catalog_case,
     dialogue,
@@ -76,6 +76,7 @@ def test_an_empty_transcript_has_zero_metrics():
         "warnings": [],
         "info": [],
         "summaryMetrics": {
+            "issueCounts": {"errors": 0, "warnings": 0, "info": 0},
             "totalPatientTurns": 0,
             "avgSentencesPerTurn": 0.0,
             "elaborationRate": 0.0,
@@ -391,6 +392,7 @@ def test_summary_metrics_computed_by_hand():
     result = validate(turns)
     assert issues(result) == [("ERROR", "CLARIFICATION_REPEATED", 9), ("WARN", "OPENER_ECHO", 13)]
     assert result["summaryMetrics"] == {
+        "issueCounts": {"errors": 1, "warnings": 1, "info": 0},
         "totalPatientTurns": 8,
         "avgSentencesPerTurn": round(11 / 8, 4),  # 1+1+1+3+1+1+1+2
         "elaborationRate": round(1 / 3, 4),  # 1 elaborated of 3 eligible
@@ -534,3 +536,20 @@ def test_indexes_must_increase_but_need_not_be_contiguous():
     ]
     check_shape(turns)
     assert validate(turns)["summaryMetrics"]["totalPatientTurns"] == 2
+
+
+def test_the_issue_lists_stop_at_a_thousand_but_every_issue_is_counted():
+    """A transcript of junk cannot make the answer too large to send back."""
+    result = validate(dialogue(*[("Any allergies?", "Um, uh, I probably have angina.")] * 1200))
+    assert len(result["errors"]) == MAX_ISSUES
+    assert len(result["warnings"]) == MAX_ISSUES
+    # Each turn: DISFLUENCY_EXCESS; each but the first: OPENER_ECHO (the same opening again).
+    assert result["summaryMetrics"]["issueCounts"] == {"errors": 1200, "warnings": 2399, "info": 0}
+
+
+def test_a_contradiction_repeated_in_one_turn_is_one_issue():
+    codes = [
+        issue["code"]
+        for issue in validate(dialogue(("When did it start?", "It started two days ago. " * 50)))["errors"]
+    ]
+    assert codes == ["FACT_CONTRADICTION"]

@@ -42,3 +42,61 @@ def _nested(items: Any, inside_unbounded: bool) -> bool:
 def catastrophic(pattern: str) -> bool:
     """Whether `pattern` repeats a repetition inside an unbounded one."""
     return _nested(sre_parse.parse(pattern), False)
+
+
+# Classes that can match letters: a learner text of 2,000 letters feeds each of these.
+_BROAD = {sre.ANY}
+
+
+def _broad(op: Any, value: Any) -> bool:
+    if op in _BROAD or op is sre.NOT_LITERAL:
+        return True
+    if op is sre.IN:
+        negated = any(item_op is sre.NEGATE for item_op, _ in value)
+        categories = {item_value for item_op, item_value in value if item_op is sre.CATEGORY}
+        return negated or bool(
+            categories & {sre.CATEGORY_WORD, sre.CATEGORY_NOT_SPACE, sre.CATEGORY_NOT_DIGIT}
+        )
+    return False
+
+
+def _unbounded(items: Any, found: list[str]) -> None:
+    for op, value in items:
+        if op in _REPEATS:
+            _, high, body = value
+            if high is sre.MAXREPEAT:
+                inner = list(body)
+                if len(inner) != 1 or inner[0][0] in (sre.SUBPATTERN, sre.BRANCH):
+                    found.append("group")
+                elif _broad(*inner[0]):
+                    found.append("broad")
+            _unbounded(body, found)
+        elif op is sre.SUBPATTERN:
+            _unbounded(value[-1], found)
+        elif op is sre.BRANCH:
+            for branch in value[1]:
+                _unbounded(branch, found)
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            _unbounded(value[1], found)
+
+
+def untrusted_problem(pattern: str) -> str | None:
+    """What a pattern posted with a request may not do, beyond what every pattern may not.
+
+    Catalog patterns are reviewed with the code; an inline scenario's are not, and run on text a
+    learner types. They may repeat single characters or classes only (`\\w+`, not `(ab)+` or
+    `(a|b)*`: overlapping alternatives backtrack exponentially), and hold at most one unbounded
+    repetition of a class that matches letters (`.*`, `\\w+`, `[^?]*`: two of them chained
+    backtrack polynomially, `.*.*.*=` for hours)."""
+    found: list[str] = []
+    _unbounded(sre_parse.parse(pattern), found)
+    if "group" in found:
+        return (
+            "an inline pattern may repeat single characters or classes only, not a group like (ab)+ or (a|b)*"
+        )
+    if found.count("broad") > 1:
+        return (
+            "an inline pattern may hold one unbounded repetition of a letter-matching class "
+            "(.*, \\w+, [^x]*) at most"
+        )
+    return None

@@ -14,6 +14,7 @@ Simplified).
 from __future__ import annotations
 
 import re
+import string
 from datetime import date
 from enum import StrEnum
 from typing import Annotated
@@ -31,10 +32,14 @@ def _compiles(pattern: str) -> str:
         raise ValueError(f"not a valid regular expression ({exc})") from None
     if compiled.search(""):
         raise ValueError("matches the empty string, so it would match every turn")
+    if compiled.search(_PROBE):
+        raise ValueError("matches text that asks nothing at all, so it would match every turn")
     # Patterns of one list are matched as one alternation (a transcript of 10,000 turns is
     # validated in milliseconds), so each must still mean itself inside `(?:…)|(?:…)`.
     if _BACKREFERENCE.search(pattern):
         raise ValueError("backreferences are not supported")
+    if "(?P<" in pattern:
+        raise ValueError("named groups are not supported (the loader names the groups it combines)")
     if catastrophic(pattern):
         raise ValueError(
             "a repetition inside an unbounded repetition (like (x+)+) can take exponential time on "
@@ -48,6 +53,8 @@ def _compiles(pattern: str) -> str:
 
 
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+# Text no sensible pattern matches, in which a zero-width match shows a pattern matches anything.
+_PROBE = "zqx vwk 兀"
 
 
 Pattern = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_compiles)]
@@ -130,6 +137,10 @@ class AgendaItem(_Model):
     relevant_slots: list[Id] = Field(
         default_factory=list, description="Answers that may carry the clause; empty means any factual answer."
     )
+    category: Id | None = Field(
+        default=None,
+        description="A privacy category (as a slot's): the clause waits while the persona guards it.",
+    )
 
 
 class DobChallengeStyle(StrEnum):
@@ -191,6 +202,10 @@ class Scenario(_Model):
     dob_challenge: DobChallenge | None = None
     misunderstandings: list[Misunderstanding] = Field(default_factory=list, max_length=20)
     identity_answers: Lines = Field(description="Full identity answers; {name} and {dob} are filled in.")
+    age_answers: Lines | None = Field(
+        default=None,
+        description="Answers to 'how old are you?' with {age} filled in; the language's default when absent.",
+    )
     diagnosis_terms: list[Pattern] = Field(
         default_factory=list, max_length=50, description="The case's diagnoses: a patient never names them."
     )
@@ -218,9 +233,31 @@ class Scenario(_Model):
                     f"misunderstandings[{index}].intended_slot: unknown slot {misreading.intended_slot!r}"
                 )
         for index, line in enumerate(self.identity_answers):
-            if "{name}" not in line or "{dob}" not in line:
-                raise ValueError(f"identity_answers[{index}]: must say both {{name}} and {{dob}}")
+            fields = _placeholders(line, f"identity_answers[{index}]")
+            if fields != {"name", "dob"}:
+                raise ValueError(
+                    f"identity_answers[{index}]: must say {{name}} and {{dob}}, and nothing else in braces"
+                )
+        for index, line in enumerate(self.age_answers or ()):
+            if _placeholders(line, f"age_answers[{index}]") != {"age"}:
+                raise ValueError(f"age_answers[{index}]: must say {{age}}, and nothing else in braces")
         return self
+
+
+def _placeholders(line: str, where: str) -> set[str]:
+    """The `{field}` names of a template, refusing what `str.format` would fail on at answer time."""
+    try:
+        parsed = list(string.Formatter().parse(line))
+    except ValueError as exc:
+        raise ValueError(f"{where}: not a valid template ({exc}); write a brace as {{{{ or }}}}") from None
+    fields = set()
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            raise ValueError(f"{where}: only plain placeholders like {{name}} are allowed")
+        fields.add(name)
+    return fields
 
 
 def _unique(where: str, ids: list[str]) -> None:

@@ -32,6 +32,9 @@ class CompiledLanguage:
     dismissive: re.Pattern[str]
     vague: re.Pattern[str]
     identity: re.Pattern[str]
+    reask: re.Pattern[str]
+    age: re.Pattern[str]
+    age_answers: tuple[str, ...]
     measurement: re.Pattern[str]
     reframe: re.Pattern[str]
     diagnosis_coaching: re.Pattern[str]
@@ -67,6 +70,9 @@ class CompiledLanguage:
             dismissive=union(lexicon.dismissive),
             vague=union(lexicon.vague),
             identity=union(lexicon.identity),
+            reask=union(lexicon.reask),
+            age=union(lexicon.age),
+            age_answers=tuple(lexicon.age_answers),
             measurement=union(lexicon.measurement),
             reframe=union(lexicon.reframe),
             diagnosis_coaching=union(lexicon.diagnosis_coaching),

@@ -23,6 +23,7 @@ class LearnerTurn:
     scripts: tuple[str, ...]
     measurement: bool
     identity_request: bool
+    age_request: bool
     opening: bool
     vague: bool
     reframe: bool
@@ -42,6 +43,7 @@ class LearnerTurn:
             "scripts": list(self.scripts),
             "measurement": self.measurement,
             "identityRequest": self.identity_request,
+            "ageRequest": self.age_request,
             "opening": self.opening,
             "vague": self.vague,
             "reframe": self.reframe,
@@ -167,7 +169,12 @@ def apply_learner_turn(case: Case, state: SPSRuntimeState, learner_text: str) ->
         objective=objective,
         scripts=scripts,
         measurement=measurement,
-        identity_request=bool(lexicon.identity.search(folded)),
+        # §8: after the challenge, insisting ("it's hospital policy") is a clear re-ask too.
+        identity_request=bool(
+            lexicon.identity.search(folded)
+            or (tracking.dob_challenge_pending and lexicon.reask.search(folded))
+        ),
+        age_request=bool(lexicon.age.search(folded)),
         opening=bool(lexicon.opening.search(folded)),
         vague=bool(lexicon.vague.search(folded)),
         reframe=reframe,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sps_encounter.engine.case import Id, Language, Line, Pattern, Patterns, Version
+from sps_encounter.engine.case import Id, Language, Line, Lines, Pattern, Patterns, Version
 
 
 class _Model(BaseModel):
@@ -33,6 +33,14 @@ class LanguageLexicon(_Model):
     dismissive: Patterns = Field(description="Dismissive interruptions; two degrade rapport.")
     vague: Patterns = Field(description="Prompts too vague to answer ('anything else?').")
     identity: Patterns = Field(description="Identity requests: name, date of birth.")
+    reask: Patterns = Field(
+        description="After a DOB challenge, what makes the next turn a clear re-ask even without "
+        "naming the date of birth again ('it's hospital policy', 'so we don't mix you up')."
+    )
+    age: Patterns = Field(description="'How old are you?'")
+    age_answers: Lines = Field(
+        description="The default answers to it, {age} filled in from the demographics."
+    )
     measurement: Patterns = Field(description="The learner measuring or examining.")
     reframe: Patterns = Field(description="The learner rephrasing ('I mean…').")
     diagnosis_coaching: Patterns = Field(description="Diagnosis or coaching a patient must never say.")

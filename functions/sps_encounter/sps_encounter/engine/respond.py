@@ -105,6 +105,12 @@ def _facts(
     answered: list[str] = []
     declined: list[str] = []
     unsure: list[str] = []
+    if learner.age_request:
+        templates = case.scenario.age_answers or case.lexicon.age_answers
+        age = str(case.scenario.demographics.age)
+        parts.append(choose(state, "other", templates, "age").format(age=age))
+        plan.facts["age"] = age
+        answered.append("age")
     for slot_id in wanted:
         slot = case.slot(slot_id)
         if slot.category in persona.privacy.guarded_categories and not _rapport_at_least(
@@ -282,6 +288,11 @@ def _agenda(case: Case, state: SPSRuntimeState, plan: Plan) -> list[tuple[str, s
         if item.id not in tracking.agenda_pending or item.id in state.agenda_revealed:
             continue
         if item.relevant_slots and not set(item.relevant_slots) & set(plan.answered):
+            continue
+        # Layer 3 over layer 4: a clause in a category the persona guards waits for rapport.
+        if item.category in case.persona.privacy.guarded_categories and not _rapport_at_least(
+            state, case.persona.privacy.open_at.value
+        ):
             continue
         clause = choose(state, "other", item.variants, f"agenda:{item.id}")
         told.append((item.id, clause))

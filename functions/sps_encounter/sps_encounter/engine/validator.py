@@ -34,6 +34,7 @@ from sps_encounter.engine.state import QuestionType
 from sps_encounter.engine.text import numbers, opening_bigram, sentence_count
 
 ROLES = ("learner", "patient")
+MAX_ISSUES = 1000
 ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 
 
@@ -140,14 +141,24 @@ class _Run:
     vague_prompts: int = 0
     first_vague_over_limit: int | None = None
 
+    counts: dict[str, int] = field(default_factory=lambda: {"errors": 0, "warnings": 0, "info": 0})
+
+    def _add(self, bucket: str, issue: dict[str, Any]) -> None:
+        # Every issue is counted; the lists keep the first MAX_ISSUES of each severity, so a
+        # transcript of junk cannot make an answer too large to send back.
+        self.counts[bucket] += 1
+        listed: list[dict[str, Any]] = getattr(self, bucket)
+        if len(listed) < MAX_ISSUES:
+            listed.append(issue)
+
     def error(self, code: str, index: int, message: str, details: Any = None) -> None:
-        self.errors.append(_issue("ERROR", code, index, message, details))
+        self._add("errors", _issue("ERROR", code, index, message, details))
 
     def warn(self, code: str, index: int, message: str, details: Any = None) -> None:
-        self.warnings.append(_issue("WARN", code, index, message, details))
+        self._add("warnings", _issue("WARN", code, index, message, details))
 
     def note(self, code: str, index: int, message: str, details: Any = None) -> None:
-        self.info.append(_issue("INFO", code, index, message, details))
+        self._add("info", _issue("INFO", code, index, message, details))
 
     # Learner turns
 
@@ -267,9 +278,14 @@ class _Run:
             self.stated.setdefault(slot, value)
         if self.case.conflicts is None:
             return
+        reported: set[str] = set()
         for match in self.case.conflicts.finditer(turn.folded):
             if match.lastgroup:
                 slot = self.case.conflict_slots[int(match.lastgroup[1:])]
+                # One issue per slot and turn, however often the turn repeats the contradiction.
+                if slot in reported:
+                    continue
+                reported.add(slot)
                 self.error(
                     "FACT_CONTRADICTION",
                     turn.index,
@@ -365,6 +381,8 @@ class _Run:
             "warnings": self.warnings,
             "info": self.info,
             "summaryMetrics": {
+                # Beyond §12: how many issues there were, when the lists stop at MAX_ISSUES.
+                "issueCounts": dict(self.counts),
                 "totalPatientTurns": total,
                 "avgSentencesPerTurn": round(self.sentences / total, 4) if total else 0.0,
                 "elaborationRate": round(rate, 4),

@@ -1,0 +1,140 @@
+"""Cases an acceptance review found, each pinned: a clear DOB re-ask that does not name the date
+of birth again, the patient's own age, an agenda clause waiting for the persona's privacy, case
+data the patient could not say without a validator error, and inline patterns that would make a
+turn hang or fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from persona_rails.errors import Invalid
+from sps_encounter.cases import resolve
+from sps_encounter.engine.case import Scenario
+from sps_encounter.engine.compiled import CaseMismatch
+from sps_encounter.engine.state import Rapport
+from sps_encounter.schemas import CaseChoice
+from tests.unit.sps_encounter.support import (
+    catalog_case,
+    config,
+    encounter,
+    inline_case,
+    scenario_document,
+)
+
+CHALLENGE = "Can I confirm your name and date of birth?"
+
+
+@pytest.mark.parametrize(
+    "insistence",
+    [
+        "I understand, but it is hospital policy to check it again.",
+        "It is just so we do not mix you up with another patient. Could you tell me?",
+        "I do need to check, I'm afraid.",
+    ],
+)
+def test_insisting_after_the_dob_challenge_is_a_clear_re_ask(insistence):
+    played = encounter(catalog_case())
+    assert played.say(CHALLENGE).meta["kind"] == "dob_challenge"
+    reply = played.say(insistence)
+    assert reply.meta["kind"] == "identity"
+    assert "Daniel Hughes" in reply.text
+    assert "1968" in reply.text
+    assert played.state.identity_verified
+
+
+def test_insisting_without_a_challenge_pending_is_not_an_identity_request():
+    played = encounter(catalog_case())
+    assert played.say("It is hospital policy, I'm afraid.").meta["kind"] != "identity"
+
+
+def test_chinese_insistence_after_the_challenge_is_a_clear_re_ask():
+    played = encounter(catalog_case("abdominal-pain-zh", "zh-anxious-balanced"))
+    assert played.say("请问您叫什么名字？出生日期是哪天？").meta["kind"] == "dob_challenge"
+    reply = played.say("不好意思，这是医院规定，为了您的安全必须核对。")
+    assert reply.meta["kind"] == "identity"
+    assert "林晓雯" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("scenario", "persona", "question", "age"),
+    [
+        ("chest-pain", "en-reserved-brief", "How old are you?", "58"),
+        ("abdominal-pain-zh", "zh-anxious-balanced", "您今年多大了？", "34"),
+    ],
+)
+def test_the_patient_knows_their_own_age(scenario, persona, question, age):
+    reply = encounter(catalog_case(scenario, persona)).say(question)
+    assert age in reply.text
+    assert reply.meta["slots"]["age"] == age
+
+
+def test_an_agenda_clause_in_a_guarded_category_waits_for_rapport():
+    def guarded_agenda(document):
+        document["hidden_agenda"][0]["category"] = "substance_use"
+
+    case = inline_case(guarded_agenda)
+    played = encounter(case)
+    reply = played.say("What medications are you taking?")
+    assert reply.meta["agendaRevealed"] == []
+    assert "stopped_statin" in played.state.tracking.agenda_pending
+    played.state.rapport = Rapport.NEUTRAL  # the reserved persona opens up at neutral
+    assert played.say("Any other tablets?").meta["agendaRevealed"] == ["stopped_statin"]
+
+
+@pytest.mark.parametrize(
+    ("target", "edit", "path"),
+    [
+        (
+            "persona",
+            lambda p: p["pools"].__setitem__("clarifications", ["What?", "what?", "WHAT?", "What ?"]),
+            "persona.pools.clarifications",
+        ),
+        (
+            "scenario",
+            lambda s: s["subjective_catalog"][0]["answers"].append("I think it's angina, three weeks now."),
+            "scenario.subjective_catalog[0].answers[3]",
+        ),
+        (
+            "persona",
+            lambda p: p["quirks"].append({"id": "bp", "text": "My blood pressure is 152/94 mmHg, you know."}),
+            "persona.quirks[2]",
+        ),
+        (
+            "scenario",
+            lambda s: s["subjective_catalog"][0]["answers"].append("It started two days ago."),
+            "scenario.subjective_catalog[0].answers[3]",
+        ),
+    ],
+)
+def test_case_data_the_validator_would_flag_is_refused_when_paired(target, edit, path):
+    with pytest.raises(CaseMismatch) as raised:
+        inline_case(edit) if target == "scenario" else inline_case(None, edit)
+    assert raised.value.field == path
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("(a|a)*b", "repeat single characters or classes only"),
+        (".*.*.*.*.*=", "one unbounded repetition"),
+        ("(?P<g0>zzz)", "named groups"),
+        ("\\b", "asks nothing"),
+    ],
+)
+def test_an_inline_pattern_that_could_hang_or_break_a_turn_is_refused_naming_its_path(pattern, problem):
+    document = scenario_document()
+    document["subjective_catalog"][0]["patterns"].append(pattern)
+    with pytest.raises(Invalid) as raised:
+        resolve(config(), CaseChoice(scenario=document))
+    assert raised.value.field.startswith("scenario.subjective_catalog[0].patterns")
+    assert problem in raised.value.message
+
+
+@pytest.mark.parametrize(
+    "template", ["{name} born {dob} {x}", "{name} born {dob} {0}", "{name} born {dob} {", "{name} {dob!r}"]
+)
+def test_an_identity_template_that_would_fail_at_answer_time_is_refused(template):
+    document = scenario_document()
+    document["identity_answers"] = [template]
+    with pytest.raises(ValueError, match="identity_answers"):
+        Scenario.model_validate(document)
