@@ -116,7 +116,17 @@ CREATE POLICY sps_validations_insert_own ON public.sps_validations FOR INSERT TO
   WITH CHECK ((SELECT auth.uid()) = user_id);
 
 REVOKE ALL ON public.sps_encounters, public.sps_turns, public.sps_validations FROM anon, authenticated;
-GRANT SELECT ON public.sps_encounters, public.sps_turns, public.sps_validations TO authenticated;
+-- A learner reads their encounters and transcripts, but not the case's answer key: the scenario
+-- and persona snapshots (every fact, the hidden agenda), the runtime state and each turn's meta
+-- (which agenda item a question triggered) stay with the function and the platform's backend.
+GRANT SELECT (id, user_id, scenario_id, scenario_source, scenario_hash, persona_id, persona_source,
+  persona_hash, seed, turn_index, expires_at, config_version, created_at, updated_at)
+  ON public.sps_encounters TO authenticated;
+GRANT SELECT (id, encounter_id, user_id, learner_index, patient_index, learner_text, patient_text, kind,
+  source, fallback_reason, model, latency_ms, config_version, engine_version, created_at)
+  ON public.sps_turns TO authenticated;
+GRANT SELECT ON public.sps_validations TO authenticated;
+GRANT SELECT ON public.sps_encounters, public.sps_turns TO persona_rails_function;
 GRANT INSERT, UPDATE ON public.sps_encounters TO persona_rails_function;
 GRANT INSERT ON public.sps_turns, public.sps_validations TO persona_rails_function;
 GRANT ALL ON public.sps_encounters, public.sps_turns, public.sps_validations TO service_role;

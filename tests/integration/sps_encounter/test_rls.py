@@ -279,3 +279,23 @@ def test_the_function_acting_for_one_learner_cannot_touch_anothers_encounter(db,
             e=alice_encounter,
         )
     assert (stored_encounter(db, alice_encounter), stored_turns(db, alice_encounter)) == before
+
+
+@pytest.mark.parametrize(
+    ("table", "column"),
+    [
+        ("sps_encounters", "scenario"),
+        ("sps_encounters", "persona"),
+        ("sps_encounters", "state"),
+        ("sps_turns", "meta"),
+        ("sps_turns", "state_after"),
+    ],
+)
+def test_the_app_role_cannot_read_the_answer_key(db, two_learners, table, column):
+    """A learner's own JWT reads their transcript through PostgREST, never the case's facts,
+    hidden agenda or the runtime's decisions."""
+    alice, _ = two_learners["alice"]
+    with pytest.raises(DbError, match="permission denied"), as_app(db, alice) as tx:
+        tx.rows(f"SELECT {column} FROM public.{table}")
+    with as_app(db, alice) as tx:
+        assert tx.rows(f"SELECT id, created_at FROM public.{table}")
