@@ -37,7 +37,7 @@ class Phrased:
 
 
 def _checked(case: Case, plan: Plan, text: str, *, raw: str, model: str | None, latency_ms: int) -> Phrased:
-    problems = tuple(factcheck.violations(case, plan, text))
+    problems = tuple(factcheck.violations(case, plan, text, plan.learner_text))
     if problems:
         return Phrased(plan.core, Source.OFFLINE, model, raw, "fact_check", problems, latency_ms)
     return Phrased(text, Source.LLM, model, raw, None, (), latency_ms)
@@ -100,7 +100,7 @@ def take_turn(
 ) -> TakenTurn:
     """Advance `state` by one learner utterance and the patient's answer."""
     learner = apply_learner_turn(case, state, learner_text)
-    plan = plan_response(case, state, learner)
+    plan = plan_response(case, state, learner, learner_text)
     phrased = phrasing(plan)
     fact_check = (
         {"violations": list(phrased.violations), "used": "offline"}

@@ -118,7 +118,7 @@ def test_neither_the_learners_words_nor_the_patients_reach_the_logs(
     by_kind = {line["kind"]: line for line in turns}
     assert by_kind["refusal"]["guardrails"] == ["exercise_test_now"]
     refused = [line for line in turns if line.get("fallback_reason") == "fact_check"]
-    assert [line["violations"] for line in refused] == [["contradicts:onset"], ["contradicts:location"]]
+    assert [line["violations"][0] for line in refused] == ["contradicts:onset", "contradicts:location"]
     started_lines = [
         line for line in json_lines(debug_logs.getvalue()) if line.get("message") == "sps encounter started"
     ]

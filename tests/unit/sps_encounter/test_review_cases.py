@@ -138,3 +138,68 @@ def test_an_identity_template_that_would_fail_at_answer_time_is_refused(template
     document["identity_answers"] = [template]
     with pytest.raises(ValueError, match="identity_answers"):
         Scenario.model_validate(document)
+
+
+def _plan(scenario: str, question: str):
+    from sps_encounter.engine.learner import apply_learner_turn
+    from sps_encounter.engine.respond import plan_response
+    from sps_encounter.engine.state import init_runtime_state
+
+    case = catalog_case(scenario, config().scenarios[scenario].value.default_persona)
+    state = init_runtime_state(case.persona.verbosity, 5)
+    return case, plan_response(case, state, apply_learner_turn(case, state, question), question)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "question", "reply", "violation"),
+    [
+        (
+            "chest-pain",
+            "When did it start?",
+            "Three weeks ago. I've also been coughing up blood and I have diabetes.",
+            "unsupported_content",
+        ),
+        (
+            "chest-pain",
+            "What medications are you taking?",
+            "Just amlodipine. It read one hundred and fifty-two over ninety-four at the pharmacy.",
+            "unsupported_number:ninety",
+        ),
+        (
+            "chest-pain",
+            "What brings you in today?",
+            "I think I'm having a heart attack.",
+            "diagnosis_or_coaching",
+        ),
+        (
+            "abdominal-pain-zh",
+            "哪里疼？",
+            "右下腹疼。我还有糖尿病，最近体重掉了很多。",
+            "unsupported_content",
+        ),
+        ("abdominal-pain-zh", "哪里疼？", "好的，It started yesterday evening。", "wrong_language"),
+        ("chest-pain", "When did it start?", "三个星期了。", "wrong_language"),
+    ],
+)
+def test_an_llm_reply_that_adds_what_the_case_does_not_hold_is_refused(scenario, question, reply, violation):
+    from sps_encounter.engine.factcheck import violations
+
+    case, plan = _plan(scenario, question)
+    assert violation in violations(case, plan, reply, question)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "question", "reply"),
+    [
+        ("chest-pain", "When did it start?", "It's been about three weeks now."),
+        ("chest-pain", "When did it start?", "Around three weeks, I reckon."),
+        ("chest-pain", "What medications are you taking?", "Only amlodipine, every morning."),
+        ("chest-pain", "What brings you in today?", "My chest feels heavy when I walk uphill."),
+        ("abdominal-pain-zh", "哪里疼？", "就是右下边这块疼。"),
+    ],
+)
+def test_an_llm_reply_that_only_rephrases_the_case_passes(scenario, question, reply):
+    from sps_encounter.engine.factcheck import violations
+
+    case, plan = _plan(scenario, question)
+    assert violations(case, plan, reply, question) == []

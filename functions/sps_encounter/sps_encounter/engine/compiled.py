@@ -43,6 +43,8 @@ class CompiledLanguage:
     measured_number: re.Pattern[str]
     disfluency: re.Pattern[str]
     fillers: tuple[str, ...]
+    function_words: frozenset[str]
+    number_words: frozenset[str]
     # str.translate table: straight apostrophes, and Traditional read as Simplified in Chinese.
     fold_table: dict[int, str]
 
@@ -81,6 +83,8 @@ class CompiledLanguage:
             measured_number=re.compile(lexicon.measured_number, re.IGNORECASE),
             disfluency=disfluency,
             fillers=tuple(filler.casefold() for filler in lexicon.fillers),
+            function_words=frozenset(word.casefold() for word in lexicon.function_words),
+            number_words=frozenset(word.casefold() for word in lexicon.number_words),
             fold_table=table,
         )
 

@@ -50,6 +50,16 @@ class LanguageLexicon(_Model):
     disfluency_tokens: Annotated[
         list[Annotated[str, Field(min_length=1, max_length=12)]], Field(min_length=1)
     ]
+    function_words: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=20)]], Field(min_length=1)
+    ] = Field(
+        description="Words (Chinese: characters) that carry no fact; the LLM check ignores them when "
+        "it looks for content the case does not hold."
+    )
+    number_words: list[Annotated[str, Field(min_length=1, max_length=20)]] = Field(
+        default_factory=list,
+        description="Numbers written out ('ninety'): a value the LLM may not invent either.",
+    )
     fillers: Annotated[list[Annotated[str, Field(min_length=1, max_length=12)]], Field(min_length=1)] = Field(
         description="Left-trimmed by anti-echo when a repeated opening persists ('Well,', 'So,')."
     )

@@ -68,6 +68,7 @@ class Plan:
     learner: LearnerTurn
     kind: Kind
     core: str
+    learner_text: str = ""
     facts: dict[str, str] = field(default_factory=dict)
     answered: tuple[str, ...] = ()
     declined: tuple[str, ...] = ()
@@ -253,8 +254,14 @@ def _without_facts(case: Case, state: SPSRuntimeState, plan: Plan) -> Plan:
     return plan
 
 
-def plan_response(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
+def plan_response(case: Case, state: SPSRuntimeState, learner: LearnerTurn, learner_text: str = "") -> Plan:
     """Layers 1–4: what the patient says at the core of this turn, highest layer first."""
+    plan = _plan(case, state, learner)
+    plan.learner_text = learner_text
+    return plan
+
+
+def _plan(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
     tracking = state.tracking
     pending = tracking.misunderstanding_pending
     tracking.misunderstanding_pending = None
