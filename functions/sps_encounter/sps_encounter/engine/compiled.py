@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from persona_rails.chinese import simplified_table
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
+from sps_encounter.engine.gates import Gated
 from sps_encounter.engine.policy import GoldRule, LanguageLexicon, Lexicon, Policy
 from sps_encounter.engine.text import APOSTROPHES, named_union, opening_tokens, union
 
@@ -38,6 +39,7 @@ class CompiledLanguage:
     measurement: re.Pattern[str]
     reframe: re.Pattern[str]
     diagnosis_coaching: re.Pattern[str]
+    diagnosis_patterns: tuple[str, ...]
     clarification: re.Pattern[str]
     refusal: re.Pattern[str]
     measured_number: re.Pattern[str]
@@ -78,6 +80,7 @@ class CompiledLanguage:
             measurement=union(lexicon.measurement),
             reframe=union(lexicon.reframe),
             diagnosis_coaching=union(lexicon.diagnosis_coaching),
+            diagnosis_patterns=tuple(lexicon.diagnosis_coaching),
             clarification=union(lexicon.clarification),
             refusal=union(lexicon.refusal),
             measured_number=re.compile(lexicon.measured_number, re.IGNORECASE),
@@ -105,13 +108,11 @@ class Case:
     slot_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
     objective_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
     script_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
-    guardrails: re.Pattern[str] | None = field(init=False)
-    guardrail_ids: tuple[str, ...] = field(init=False)
+    guardrails: Gated = field(init=False)
     agenda_triggers: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
     misreading_triggers: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = field(init=False)
-    diagnosis: re.Pattern[str] = field(init=False)
-    conflicts: re.Pattern[str] | None = field(init=False)
-    conflict_slots: tuple[str, ...] = field(init=False)
+    diagnosis: Gated = field(init=False)
+    conflicts: Gated = field(init=False)
     objective_numbers: frozenset[str] = field(init=False)
     fact_values: dict[str, str] = field(init=False)
     # Folded stored phrases, for recognizing them in a transcript that carries no meta.
@@ -134,9 +135,7 @@ class Case:
         )
         setattr_(self, "script_match", tuple((s.id, union(s.patterns)) for s in scenario.objective_scripts))
         guardrails = (*scenario.guardrails, *scenario.objective_guardrails, *scenario.contraindications)
-        pattern, ids = named_union((g.id, "|".join(f"(?:{p})" for p in g.patterns)) for g in guardrails)
-        setattr_(self, "guardrails", pattern)
-        setattr_(self, "guardrail_ids", ids)
+        setattr_(self, "guardrails", Gated.of((g.id, p) for g in guardrails for p in g.patterns))
         setattr_(
             self, "agenda_triggers", tuple((item.id, union(item.triggers)) for item in scenario.hidden_agenda)
         )
@@ -148,15 +147,10 @@ class Case:
                 for m in scenario.misunderstandings
             ),
         )
-        diagnosis = [*(f"(?:{p})" for p in scenario.diagnosis_terms), self.lexicon.diagnosis_coaching.pattern]
-        setattr_(self, "diagnosis", union(diagnosis))
+        diagnosis = [*scenario.diagnosis_terms, *self.lexicon.diagnosis_patterns]
+        setattr_(self, "diagnosis", Gated.of(("diagnosis", p) for p in diagnosis))
         facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
-        conflicts = [
-            (slot.id, "|".join(f"(?:{p})" for p in slot.conflicts)) for slot in facts if slot.conflicts
-        ]
-        pattern, ids = named_union(conflicts)
-        setattr_(self, "conflicts", pattern)
-        setattr_(self, "conflict_slots", ids)
+        setattr_(self, "conflicts", Gated.of((slot.id, p) for slot in facts for p in slot.conflicts))
         setattr_(
             self,
             "objective_numbers",

@@ -59,13 +59,10 @@ def _allowed(case: Case, plan: Plan, learner_text: str) -> set[str]:
 def violations(case: Case, plan: Plan, text: str, learner_text: str = "") -> list[str]:
     folded = case.lexicon.fold(text)
     found: list[str] = []
-    if case.conflicts is not None:
-        for match in case.conflicts.finditer(folded):
-            if match.lastgroup:
-                found.append(f"contradicts:{case.conflict_slots[int(match.lastgroup[1:])]}")
+    found.extend(f"contradicts:{slot}" for slot in case.conflicts.names(folded))
     allowed = set(numbers(plan.core))
     found.extend(f"unsupported_number:{n}" for n in numbers(text) if n not in allowed)
-    if case.diagnosis.search(folded):
+    if case.diagnosis.first(folded):
         found.append("diagnosis_or_coaching")
     if case.lexicon.disfluency.search(folded):
         found.append("disfluency")

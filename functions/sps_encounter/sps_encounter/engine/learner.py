@@ -68,15 +68,7 @@ def question_type(case: Case, folded: str) -> QuestionType:
 
 
 def guardrails_hit(case: Case, folded: str) -> tuple[str, ...]:
-    if case.guardrails is None:
-        return ()
-    return tuple(
-        dict.fromkeys(
-            case.guardrail_ids[int(match.lastgroup[1:])]
-            for match in case.guardrails.finditer(folded)
-            if match.lastgroup
-        )
-    )
+    return case.guardrails.names(folded)
 
 
 def empathy_cues(case: Case, folded: str) -> tuple[str, ...]:

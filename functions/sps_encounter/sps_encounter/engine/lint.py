@@ -77,18 +77,16 @@ def problems(case: Case) -> Iterator[tuple[str, str]]:
             )
     for path, line, measured in _said(case):
         folded = lexicon.fold(line)
-        found = case.diagnosis.search(folded)
+        found = case.diagnosis.first(folded)
         if found:
-            yield path, f"says {found.group(0)!r}, a diagnosis or coaching the validator flags"
-        if case.conflicts is not None:
-            contradiction = case.conflicts.search(folded)
-            if contradiction and contradiction.lastgroup:
-                slot = case.conflict_slots[int(contradiction.lastgroup[1:])]
-                yield (
-                    path,
-                    f"matches a conflict of {slot} ({contradiction.group(0)!r}): "
-                    "the patient would contradict the case",
-                )
+            yield path, f"says {found[1].group(0)!r}, a diagnosis or coaching the validator flags"
+        contradiction = case.conflicts.first(folded)
+        if contradiction:
+            slot, match = contradiction
+            yield (
+                path,
+                f"matches a conflict of {slot} ({match.group(0)!r}): the patient would contradict the case",
+            )
         if not measured and lexicon.measured_number.search(folded):
             yield path, "says a measured number, which only a finding may"
 

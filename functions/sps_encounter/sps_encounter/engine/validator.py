@@ -247,13 +247,13 @@ class _Run:
         del self.recent_clarifications[:-3]
 
     def diagnosis(self, turn: _Patient) -> None:
-        found = self.case.diagnosis.search(turn.folded)
+        found = self.case.diagnosis.first(turn.folded)
         if found:
             self.error(
                 "DIAGNOSIS_OR_COACHING",
                 turn.index,
                 "the patient diagnosed or coached",
-                {"match": found.group(0)},
+                {"match": found[1].group(0)},
             )
 
     def dob_challenge(self, turn: _Patient) -> None:
@@ -276,22 +276,18 @@ class _Run:
                     {"slot": slot, "before": known, "now": value},
                 )
             self.stated.setdefault(slot, value)
-        if self.case.conflicts is None:
-            return
         reported: set[str] = set()
-        for match in self.case.conflicts.finditer(turn.folded):
-            if match.lastgroup:
-                slot = self.case.conflict_slots[int(match.lastgroup[1:])]
-                # One issue per slot and turn, however often the turn repeats the contradiction.
-                if slot in reported:
-                    continue
-                reported.add(slot)
-                self.error(
-                    "FACT_CONTRADICTION",
-                    turn.index,
-                    f"this contradicts the case's {slot}",
-                    {"slot": slot, "match": match.group(0)},
-                )
+        for slot, match in self.case.conflicts.matches(turn.folded):
+            # One issue per slot and turn, however often the turn repeats the contradiction.
+            if slot in reported:
+                continue
+            reported.add(slot)
+            self.error(
+                "FACT_CONTRADICTION",
+                turn.index,
+                f"this contradicts the case's {slot}",
+                {"slot": slot, "match": match.group(0)},
+            )
 
     def opener_echo(self, turn: _Patient) -> None:
         bigram = opening_bigram(turn.folded, self.case.language)

@@ -1,0 +1,111 @@
+"""Literal gates: a cheap test that lets a pattern be skipped on text it cannot match.
+
+Most case patterns need some literal text to match ("started", "allerg", "疼"). A pattern's gate
+is a set of literals one of which every match contains, read from the parsed pattern; a text
+holding none of them cannot match, and a few substring searches replace a regular-expression
+scan. Validating 10,000 turns against a scenario's dozens of fact conflicts and guardrails is
+mostly this. A pattern with no usable literal (all classes) has no gate and is always run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+MIN_LITERAL = 2
+
+
+def _alternatives(items: Any) -> tuple[str, ...] | None:
+    """Literal strings, one of which every match of this sequence contains; the most selective
+    such set found at this level (its shortest literal is longest), or None."""
+    candidates: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def close() -> None:
+        if len(run) >= MIN_LITERAL:
+            candidates.append(("".join(run),))
+        run.clear()
+
+    for op, value in items:
+        if op is sre.LITERAL:
+            run.append(chr(value))
+            continue
+        close()
+        if op is sre.SUBPATTERN:
+            found = _alternatives(value[-1])
+            if found:
+                candidates.append(found)
+        elif op is sre.BRANCH:
+            branches = [_alternatives(branch) for branch in value[1]]
+            if all(branches):
+                candidates.append(tuple(lit for branch in branches for lit in branch or ()))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and value[0] >= 1:
+            found = _alternatives(value[2])
+            if found:
+                candidates.append(found)
+    close()
+    if not candidates:
+        return None
+    return max(candidates, key=lambda lits: (min(len(lit) for lit in lits), -len(lits)))
+
+
+def literals(pattern: str) -> tuple[str, ...] | None:
+    """The gate of `pattern` (matched case-insensitively on casefolded text), or None."""
+    found = _alternatives(sre_parse.parse(pattern))
+    return tuple(dict.fromkeys(lit.casefold() for lit in found)) if found else None
+
+
+@dataclass(frozen=True)
+class Gated:
+    """Named patterns, each run only on text holding one of its gate's literals."""
+
+    entries: tuple[tuple[str, re.Pattern[str]], ...]
+    # literal -> the entries it gates; every literal is searched for once per text.
+    index: dict[str, tuple[int, ...]]
+    ungated: frozenset[int]
+    literals: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "literals", tuple(self.index))
+
+    @classmethod
+    def of(cls, named: Iterable[tuple[str, str]]) -> Gated:
+        entries: list[tuple[str, re.Pattern[str]]] = []
+        index: dict[str, list[int]] = {}
+        ungated: set[int] = set()
+        for position, (name, pattern) in enumerate(named):
+            entries.append((name, re.compile(pattern, re.IGNORECASE)))
+            gate = literals(pattern)
+            if gate is None:
+                ungated.add(position)
+            for literal in gate or ():
+                index.setdefault(literal, []).append(position)
+        return cls(tuple(entries), {lit: tuple(at) for lit, at in index.items()}, frozenset(ungated))
+
+    def matches(self, folded: str) -> Iterator[tuple[str, re.Match[str]]]:
+        """(name, first match) of every pattern matching `folded`, in order."""
+        present = [literal for literal in self.literals if literal in folded]
+        if not present and not self.ungated:
+            return
+        candidates = set(self.ungated)
+        for literal in present:
+            candidates.update(self.index[literal])
+        for position in sorted(candidates):
+            name, pattern = self.entries[position]
+            found = pattern.search(folded)
+            if found is not None:
+                yield name, found
+
+    def first(self, folded: str) -> tuple[str, re.Match[str]] | None:
+        return next(self.matches(folded), None)
+
+    def names(self, folded: str) -> tuple[str, ...]:
+        """The names with a matching pattern, each once, in order."""
+        return tuple(dict.fromkeys(name for name, _ in self.matches(folded)))
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)

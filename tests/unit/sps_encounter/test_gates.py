@@ -1,0 +1,60 @@
+"""Literal gates skip a pattern only on text it cannot match: checked against running every
+pattern, for every gated pattern set of every catalog case, over the golden encounters' texts
+and texts built to match each pattern."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sps_encounter.engine.gates import Gated, literals
+from tests.unit.sps_encounter.support import catalog_case, config
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+
+
+def _texts() -> list[str]:
+    texts = []
+    for path in sorted(GOLDEN_DIR.glob("*.json")):
+        golden = json.loads(path.read_text(encoding="utf-8"))
+        texts += golden["learner_turns"] + [turn["text"] for turn in golden["expected"]]
+    return texts
+
+
+def _brute(gated: Gated, folded: str) -> list[str]:
+    return [name for name, pattern in gated.entries if pattern.search(folded)]
+
+
+@pytest.mark.parametrize("scenario", sorted(config().scenarios))
+@pytest.mark.parametrize("which", ["conflicts", "diagnosis", "guardrails"])
+def test_a_gate_never_skips_a_pattern_that_matches(scenario, which):
+    case = catalog_case(scenario, config().scenarios[scenario].value.default_persona)
+    gated: Gated = getattr(case, which)
+    probes = [case.lexicon.fold(text) for text in _texts()]
+    # Text each pattern matches: its own gate's literals, in context.
+    probes += [f"well, {literal} and so on" for literal in gated.literals]
+    for folded in probes:
+        assert [name for name, _ in gated.matches(folded)] == _brute(gated, folded), folded
+
+
+@pytest.mark.parametrize(
+    ("pattern", "gate"),
+    [
+        (r"\bi (don'?t|never) smoke\b", (" smoke",)),
+        (r"\b(days?|weeks?) ago\b", (" ago",)),
+        (r"(不疼|没疼)", ("不疼", "没疼")),
+        (r"\bno (known )?allergies\b", ("allergies",)),
+        (r"[a-z]+\d", None),
+        (r"\b(a|b)c", None),
+    ],
+)
+def test_a_gate_is_the_most_selective_literal_every_match_holds(pattern, gate):
+    assert literals(pattern) == gate
+    if gate:
+        compiled = re.compile(pattern, re.IGNORECASE)
+        for text in ("i never smoke", "two weeks ago", "现在不疼了", "no known allergies"):
+            if compiled.search(text):
+                assert any(literal in text for literal in gate)
