@@ -133,12 +133,13 @@ def test_each_turns_meta_records_every_rng_draw_of_the_seeds_xorshift32_stream(a
             drawn = [d["value"] for d in draws if d["purpose"] == "elaboration"]
             assert drawn == [elaboration["draw"]]
             assert elaboration["wanted"] == (elaboration["draw"] < elaboration["probability"])
-            assert meta["elaborated"] == (elaboration["wanted"] and not elaboration["throttled"])
+            told = elaboration["wanted"] and not elaboration["throttled"] and elaboration["unsaid"] is None
+            assert meta["elaborated"] == told
         else:
             assert (elaboration["eligible"], meta["elaborated"]) == (False, False)
             assert "elaboration" not in purposes
         if meta["opening"]["opener"] is not None:
-            assert {"opener_text", "anti_echo_synonym", "anti_echo_opener"} & set(purposes)
+            assert {"opener_text", "anti_echo"} & set(purposes)
         assert meta["opening"]["bigram"]
         assert meta["opening"]["bigram"] == body["state"]["lastOpeners"][-1]
         if meta["disfluencies"]:

@@ -266,6 +266,7 @@ def test_the_rng_draws_are_the_same_with_and_without_the_llm(api, users, fake_op
     with_llm = [take(api, learner, encounter, text) for text in texts]
     assert [b["meta"]["source"] for b in with_llm] == ["llm"] * 4
     without = offline_turns(api, users, monkeypatch, texts)
+
     # The stream itself: each draw's state and value. Which item a draw picked may differ, since
     # anti-echo substitutes only when the phrasing's opening repeats.
     def stream(bodies):
@@ -287,6 +288,7 @@ def test_the_rng_draws_are_the_same_when_the_llms_replies_open_alike(api, users,
     assert [[d["purpose"] for d in b["meta"]["rng"]] for b in with_llm] == [
         [d["purpose"] for d in b["meta"]["rng"]] for b in without
     ]
+
     # The stream itself: each draw's state and value. Which item a draw picked may differ, since
     # anti-echo substitutes only when the phrasing's opening repeats.
     def stream(bodies):

@@ -310,9 +310,18 @@ def _agenda(case: Case, state: SPSRuntimeState, plan: Plan) -> list[tuple[str, s
     return told
 
 
-def _elaboration(case: Case, state: SPSRuntimeState, plan: Plan, decision: ElaborationDecision) -> str | None:
-    if not decision.elaborate or plan.kind not in FACTUAL:
-        return None
+def _elaboration(
+    case: Case, state: SPSRuntimeState, plan: Plan, decision: ElaborationDecision, *, after_agenda: bool
+) -> tuple[str | None, str | None]:
+    """The elaboration told, or None and why not (when one was drawn for)."""
+    if not decision.elaborate:
+        return None, None
+    if plan.kind not in FACTUAL:
+        return None, "not_a_factual_answer"
+    # An agenda clause is this answer's one addition (layer 4 over layer 6): an elaboration on top
+    # would pile a second aside onto it, often about the same thing.
+    if after_agenda:
+        return None, "agenda_clause_told"
     allowance = case.policy.rapport.emotional_adjectives[state.rapport.value]
     material = [
         e.text
@@ -322,9 +331,9 @@ def _elaboration(case: Case, state: SPSRuntimeState, plan: Plan, decision: Elabo
         if allowance > 0 or not e.emotional
     ] + [q.text for q in case.persona.quirks if allowance > 0 or not q.emotional]
     if not material:
-        return None
+        return None, "no_material"
     state.tracking.elaborated_turns += 1
-    return choose(state, "other", material, "elaboration_text")
+    return choose(state, "other", material, "elaboration_text"), None
 
 
 def finish_response(
@@ -344,7 +353,7 @@ def finish_response(
     tracking = state.tracking
     told = _agenda(case, state, plan)
     decision = should_elaborate(case, state, learner.question_type)
-    elaboration = _elaboration(case, state, plan, decision)
+    elaboration, unsaid = _elaboration(case, state, plan, decision, after_agenda=bool(told))
 
     hedges: list[str] = []
     # No hesitation before a stage direction ("(Blood pressure: …)"): it is not the patient talking.
@@ -374,7 +383,7 @@ def finish_response(
         "questionType": learner.question_type.value,
         "eligible": decision.eligible,
         "elaborated": elaboration is not None,
-        "elaboration": decision.to_json(),
+        "elaboration": {**decision.to_json(), "unsaid": unsaid},
         "slots": dict(plan.facts),
         "answered": list(plan.answered),
         "declined": list(plan.declined),
