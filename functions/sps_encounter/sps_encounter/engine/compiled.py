@@ -21,27 +21,33 @@ class CaseMismatch(ValueError):
         self.field = field
 
 
+def gated(patterns: list[str]) -> Gated:
+    # The checks run on every turn of a validated transcript: behind literal gates, a turn
+    # that holds none of a list's literals costs a few substring searches.
+    return Gated.of(("lexicon", pattern) for pattern in patterns)
+
+
 @dataclass(frozen=True)
 class CompiledLanguage:
     language: Language
-    narrative: re.Pattern[str]
-    open: re.Pattern[str]
-    closed: re.Pattern[str]
+    narrative: Gated
+    open: Gated
+    closed: Gated
     opening: re.Pattern[str]
     empathy: re.Pattern[str] | None
     empathy_ids: tuple[str, ...]
     dismissive: re.Pattern[str]
-    vague: re.Pattern[str]
+    vague: Gated
     identity: re.Pattern[str]
     reask: re.Pattern[str]
     age: re.Pattern[str]
     age_answers: tuple[str, ...]
-    measurement: re.Pattern[str]
+    measurement: Gated
     reframe: re.Pattern[str]
     diagnosis_coaching: re.Pattern[str]
     diagnosis_patterns: tuple[str, ...]
-    clarification: re.Pattern[str]
-    refusal: re.Pattern[str]
+    clarification: Gated
+    refusal: Gated
     measured_number: re.Pattern[str]
     disfluency: re.Pattern[str]
     fillers: tuple[str, ...]
@@ -65,24 +71,24 @@ class CompiledLanguage:
             table.update(simplified_table())
         return cls(
             language=language,
-            narrative=union(lexicon.narrative),
-            open=union(lexicon.open),
-            closed=union(lexicon.closed),
+            narrative=gated(lexicon.narrative),
+            open=gated(lexicon.open),
+            closed=gated(lexicon.closed),
             opening=union(lexicon.opening),
             empathy=empathy,
             empathy_ids=empathy_ids,
             dismissive=union(lexicon.dismissive),
-            vague=union(lexicon.vague),
+            vague=gated(lexicon.vague),
             identity=union(lexicon.identity),
             reask=union(lexicon.reask),
             age=union(lexicon.age),
             age_answers=tuple(lexicon.age_answers),
-            measurement=union(lexicon.measurement),
+            measurement=gated(lexicon.measurement),
             reframe=union(lexicon.reframe),
             diagnosis_coaching=union(lexicon.diagnosis_coaching),
             diagnosis_patterns=tuple(lexicon.diagnosis_coaching),
-            clarification=union(lexicon.clarification),
-            refusal=union(lexicon.refusal),
+            clarification=gated(lexicon.clarification),
+            refusal=gated(lexicon.refusal),
             measured_number=re.compile(lexicon.measured_number, re.IGNORECASE),
             disfluency=disfluency,
             fillers=tuple(filler.casefold() for filler in lexicon.fillers),

@@ -103,6 +103,11 @@ class Gated:
     def first(self, folded: str) -> tuple[str, re.Match[str]] | None:
         return next(self.matches(folded), None)
 
+    def search(self, folded: str) -> re.Match[str] | None:
+        """Like `re.Pattern.search` on the alternation of the patterns, less the order of matches."""
+        found = self.first(folded)
+        return found[1] if found else None
+
     def names(self, folded: str) -> tuple[str, ...]:
         """The names with a matching pattern, each once, in order."""
         return tuple(dict.fromkeys(name for name, _ in self.matches(folded)))

@@ -51,7 +51,7 @@ def check_shape(transcript: Sequence[Mapping[str, Any]]) -> None:
     """Roles are 'learner' or 'patient', turn indexes are integers that strictly increase."""
     previous: int | None = None
     for position, turn in enumerate(transcript):
-        if not isinstance(turn, Mapping):
+        if type(turn) is not dict and not isinstance(turn, Mapping):
             raise TranscriptError(f"transcript[{position}]", "must be an object")
         role = turn.get("role")
         if role not in ROLES:
@@ -80,7 +80,7 @@ def _issue(severity: str, code: str, turn_index: int, message: str, details: Any
     return issue
 
 
-@dataclass
+@dataclass(slots=True)
 class _Patient:
     """One patient turn, read once."""
 
@@ -110,7 +110,7 @@ def _first_phrase(folded: str, phrases: tuple[str, ...]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Run:
     case: Case
     errors: list[dict[str, Any]] = field(default_factory=list)
