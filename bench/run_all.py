@@ -15,7 +15,16 @@ import argparse
 import os
 import time
 
-from bench import chair_interrupt, cold_start, import_costs, interview, moderation, round_trips, warm_latency
+from bench import (
+    chair_interrupt,
+    cold_start,
+    import_costs,
+    interview,
+    moderation,
+    round_trips,
+    sps_encounter,
+    warm_latency,
+)
 from bench.common import Report, emit, machine_summary
 
 
@@ -37,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         round_trips.run,
         interview.run,
         chair_interrupt.run,
+        sps_encounter.run,
         moderation.run,
     ):
         report = benchmark()
