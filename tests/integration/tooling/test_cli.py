@@ -71,7 +71,8 @@ def test_serve_runs_the_demo_of_every_function_that_has_one(local_stack, databas
     assert "=== sps: POST /sps/encounters -> 201" in out
     assert "[dob_challenge, rapport guarded]" in out
     assert "[refusal, rapport" in out
-    assert '"errors": [], "summaryMetrics": {"totalPatientTurns": 5' in out
+    assert '"errors": [], "summaryMetrics": {"issueCounts": {"errors": 0, "warnings": 0, "info": 0}' in out
+    assert '"totalPatientTurns": 5' in out
     assert "Dialog completed end to end." in out
 
 
