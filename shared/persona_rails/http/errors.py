@@ -52,9 +52,12 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 
 def _field_name(location: tuple[Any, ...]) -> str:
-    # FastAPI prefixes the source ("body", "path", "query", "header"); the client wants the field.
-    parts = [str(part) for part in location[1:] if not isinstance(part, int)] or [str(location[0])]
-    return ".".join(parts)
+    """`transcript[3].role`: the field's path, list positions included so the client can find it.
+    FastAPI prefixes the source ("body", "path", "query", "header"); the client wants the field."""
+    name = ""
+    for part in location[1:]:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name or str(location[0])
 
 
 def _validation_response(exc: RequestValidationError) -> JSONResponse:

@@ -136,7 +136,7 @@ def test_a_backend_acts_for_the_user_it_names(api, users, db):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"dimensions": ["violence"]}, "dimensions"),
+        ({"dimensions": ["violence"]}, "dimensions[0]"),
         ({"dimensions": []}, "dimensions"),
         ({"policy": "lenient"}, "policy"),
         ({"text": None}, "text"),

@@ -282,22 +282,22 @@ def _changed(index: int, **fields) -> list[dict]:
 
 BAD_TRANSCRIPTS = [
     # (id, transcript, code, field)
-    ("bad-role", _changed(1, role="doctor"), "validation_error", "transcript.role"),
+    ("bad-role", _changed(1, role="doctor"), "validation_error", "transcript[1].role"),
     ("role-missing", [{k: v for k, v in t.items() if k != "role"} for t in GOOD], "validation_error",
-     "transcript.role"),
+     "transcript[0].role"),
     ("repeated-index", _changed(2, turnIndex=1), "invalid_transcript", "transcript[2].turnIndex"),
     ("decreasing-index", _changed(3, turnIndex=0), "invalid_transcript", "transcript[3].turnIndex"),
-    ("negative-index", _changed(0, turnIndex=-1), "validation_error", "transcript.turnIndex"),
-    ("string-index", _changed(1, turnIndex="1"), "validation_error", "transcript.turnIndex"),
-    ("bool-index", _changed(1, turnIndex=True), "validation_error", "transcript.turnIndex"),
-    ("nul-in-meta", _changed(1, meta={"kind": "answer\u0000"}), "validation_error", "transcript.meta"),
-    ("nul-in-meta-key", _changed(1, meta={"ki\u0000nd": "answer"}), "validation_error", "transcript.meta"),
+    ("negative-index", _changed(0, turnIndex=-1), "validation_error", "transcript[0].turnIndex"),
+    ("string-index", _changed(1, turnIndex="1"), "validation_error", "transcript[1].turnIndex"),
+    ("bool-index", _changed(1, turnIndex=True), "validation_error", "transcript[1].turnIndex"),
+    ("nul-in-meta", _changed(1, meta={"kind": "answer\u0000"}), "validation_error", "transcript[1].meta"),
+    ("nul-in-meta-key", _changed(1, meta={"ki\u0000nd": "answer"}), "validation_error", "transcript[1].meta"),
     ("nul-deep-in-meta", _changed(1, meta={"layers": [{"rule": ["x\u0000"]}]}), "validation_error",
-     "transcript.meta"),
-    ("meta-not-an-object", _changed(1, meta=["answer"]), "validation_error", "transcript.meta"),
-    ("nul-in-text", _changed(1, text="About\u0000 three weeks."), "validation_error", "transcript.text"),
-    ("text-too-long", _changed(1, text="a" * 4001), "validation_error", "transcript.text"),
-    ("unknown-turn-field", _changed(1, speaker="patient"), "validation_error", "transcript.speaker"),
+     "transcript[1].meta"),
+    ("meta-not-an-object", _changed(1, meta=["answer"]), "validation_error", "transcript[1].meta"),
+    ("nul-in-text", _changed(1, text="About\u0000 three weeks."), "validation_error", "transcript[1].text"),
+    ("text-too-long", _changed(1, text="a" * 4001), "validation_error", "transcript[1].text"),
+    ("unknown-turn-field", _changed(1, speaker="patient"), "validation_error", "transcript[1].speaker"),
 ]  # fmt: skip
 
 
