@@ -10,62 +10,37 @@ rewrites them; a test fails while one is stale.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from interview_turn.artifacts import CONFIG_DIR, SCHEMAS
 from interview_turn.schemas import TurnContract
+from persona_rails import schema_documents
+from persona_rails.schema_documents import DRAFT, schema_document, schema_name
 
 SCHEMA_DIR = CONFIG_DIR / "schemas"
-DRAFT = "https://json-schema.org/draft/2020-12/schema"
-
-
-def schema_name(artifact: str) -> str:
-    return artifact.removesuffix(".json") + ".schema.json"
+__all__ = ["DRAFT", "SCHEMA_DIR", "documents", "schema_name", "stale", "write"]
 
 
 def documents() -> dict[str, dict[str, Any]]:
-    found = {}
-    for artifact, model in SCHEMAS.items():
-        found[schema_name(artifact)] = {
-            "$schema": DRAFT,
-            "$id": schema_name(artifact),
-            **model.model_json_schema(),
-        }
-    found["turn-contract.schema.json"] = {
-        "$schema": DRAFT,
-        "$id": "turn-contract.schema.json",
-        **TurnContract.model_json_schema(mode="serialization"),
+    found = {
+        schema_name(artifact): schema_document(schema_name(artifact), model)
+        for artifact, model in SCHEMAS.items()
     }
+    found["turn-contract.schema.json"] = schema_document(
+        "turn-contract.schema.json", TurnContract, "serialization"
+    )
     return found
 
 
-def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
 def stale(directory: Path = SCHEMA_DIR) -> list[str]:
-    return [
-        name
-        for name, document in documents().items()
-        if not (directory / name).exists()
-        or (directory / name).read_text(encoding="utf-8") != render(document)
-    ]
+    return schema_documents.stale(documents(), directory)
 
 
 def write(directory: Path = SCHEMA_DIR) -> None:
-    directory.mkdir(exist_ok=True)
-    for name, document in documents().items():
-        (directory / name).write_text(render(document), encoding="utf-8")
+    schema_documents.write(documents(), directory)
 
 
 if __name__ == "__main__":
-    if "--check" in sys.argv:
-        outdated = stale()
-        if outdated:
-            print(f"stale: {', '.join(outdated)}; run `make interview-schemas`", file=sys.stderr)
-            sys.exit(1)
-    else:
-        write()
+    sys.exit(schema_documents.main(documents(), SCHEMA_DIR, "interview-schemas"))

@@ -11,18 +11,19 @@ them; a test fails while one is stale.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from persona_rails import schema_documents
+from persona_rails.schema_documents import DRAFT, schema_document, schema_name
 from sps_encounter.artifacts import CONFIG_DIR, SCHEMAS
 from sps_encounter.schemas import TranscriptTurn, ValidationResult
 
 SCHEMA_DIR = CONFIG_DIR / "schemas"
-DRAFT = "https://json-schema.org/draft/2020-12/schema"
+__all__ = ["DRAFT", "SCHEMA_DIR", "documents", "schema_name", "stale", "write"]
 
 
 class Transcript(BaseModel):
@@ -31,55 +32,25 @@ class Transcript(BaseModel):
     transcript: list[TranscriptTurn]
 
 
-def schema_name(artifact: str) -> str:
-    return artifact.removesuffix(".json") + ".schema.json"
-
-
 def documents() -> dict[str, dict[str, Any]]:
-    found = {}
-    for artifact, model in SCHEMAS.items():
-        found[schema_name(artifact)] = {
-            "$schema": DRAFT,
-            "$id": schema_name(artifact),
-            **model.model_json_schema(),
-        }
-    found["transcript.schema.json"] = {
-        "$schema": DRAFT,
-        "$id": "transcript.schema.json",
-        **Transcript.model_json_schema(),
+    found = {
+        schema_name(artifact): schema_document(schema_name(artifact), model)
+        for artifact, model in SCHEMAS.items()
     }
-    found["validation-result.schema.json"] = {
-        "$schema": DRAFT,
-        "$id": "validation-result.schema.json",
-        **ValidationResult.model_json_schema(mode="serialization"),
-    }
+    found["transcript.schema.json"] = schema_document("transcript.schema.json", Transcript)
+    found["validation-result.schema.json"] = schema_document(
+        "validation-result.schema.json", ValidationResult, "serialization"
+    )
     return found
 
 
-def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
 def stale(directory: Path = SCHEMA_DIR) -> list[str]:
-    return [
-        name
-        for name, document in documents().items()
-        if not (directory / name).exists()
-        or (directory / name).read_text(encoding="utf-8") != render(document)
-    ]
+    return schema_documents.stale(documents(), directory)
 
 
 def write(directory: Path = SCHEMA_DIR) -> None:
-    directory.mkdir(exist_ok=True)
-    for name, document in documents().items():
-        (directory / name).write_text(render(document), encoding="utf-8")
+    schema_documents.write(documents(), directory)
 
 
 if __name__ == "__main__":
-    if "--check" in sys.argv:
-        outdated = stale()
-        if outdated:
-            print(f"stale: {', '.join(outdated)}; run `make sps-schemas`", file=sys.stderr)
-            sys.exit(1)
-    else:
-        write()
+    sys.exit(schema_documents.main(documents(), SCHEMA_DIR, "sps-schemas"))
