@@ -440,3 +440,66 @@ def machine_summary() -> str:
 
 def emit(report: Report) -> None:
     print(report.markdown(), flush=True)
+
+
+# --- helpers the per-function benchmarks share -------------------------------------------------------
+
+
+def trips_cell(values: list[int]) -> str:
+    """Round trips in a table cell: `2`, or `2–3 (median 2)` when they varied."""
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
+
+
+def share(part: float, whole: float) -> str:
+    return f"{part / whole:.0%}" if whole else "–"
+
+
+def p50_of(samples: Sequence[Any], part: str) -> str:
+    """The median of one timed part (`engine`, `read`, …) of some samples, in ms."""
+    return ms(median([getattr(sample, part) for sample in samples]))
+
+
+def turn_row(label: str, samples: Sequence[Any]) -> list[str]:
+    """A row of a turn table: count, p50/p90/p99, max, and the engine, state and transaction p50s."""
+    totals = [sample.total for sample in samples]
+    return [
+        label,
+        str(len(samples)),
+        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
+        ms(max(totals)),
+        p50_of(samples, "engine"),
+        p50_of(samples, "state"),
+        f"{p50_of(samples, 'read')} / {p50_of(samples, 'write')}",
+    ]
+
+
+def bench_main(
+    doc: str | None,
+    argv: list[str] | None,
+    *,
+    settings: tuple[Any, Any],
+    count: tuple[str, str, str],
+    quick_help: str,
+    run: Callable[[Any], Any],
+) -> int:
+    """A benchmark's command line: `--quick` (the first of `settings`, else the second),
+    `--<count>` (50..100,000, the `count` field of the settings), `--strict` (exit 1 on a miss)."""
+    import argparse
+    from dataclasses import replace
+
+    flag, attribute, count_help = count
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument(f"--{flag}", type=int, dest="count", help=count_help)
+    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
+    args = parser.parse_args(argv)
+    chosen = settings[0] if args.quick else settings[1]
+    if args.count is not None:
+        if not 50 <= args.count <= 100_000:
+            parser.error(f"--{flag} 50..100000")
+        chosen = replace(chosen, **{attribute: args.count})
+    print(machine_summary(), flush=True)
+    report = run(chosen)
+    emit(report)
+    return 1 if args.strict and report.passed is False else 0

@@ -28,10 +28,9 @@ to check the benchmark.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bench.chair_interrupt.corpus import (
     EXPECTED_TRIPS,
@@ -64,12 +63,15 @@ from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick,
 from bench.chair_interrupt.round_trips import Pass, measure_round_trips
 from bench.common import (
     Report,
+    bench_main,
     embedded_database,
-    emit,
     median,
     ms,
+    p50_of,
     percentile,
     release_handler_state,
+    share,
+    trips_cell,
     verdict,
 )
 from bench.round_trips import _code_label as code_label
@@ -86,19 +88,6 @@ OUTCOMES = (
 GATED = ("disabled", "chair_interruptions_off")
 
 
-def _trips_cell(values: list[int]) -> str:
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
-
-
-def _share(part: int, whole: int) -> str:
-    return f"{part / whole:.0%}" if whole else "–"
-
-
-def _p50(samples: list[Sample], part: str) -> str:
-    return ms(median([getattr(sample, part) for sample in samples]))
-
-
 # --- 2. the evaluations through the handler -------------------------------------------------------------
 
 
@@ -110,9 +99,9 @@ def _evaluation_row(label: str, samples: list[Sample]) -> list[str]:
         str(len(samples)),
         *(ms(percentile(totals, q)) for q in (50, 90, 99)),
         ms(max(totals)),
-        _p50(samples, "engine"),
-        _p50(samples, "hashing"),
-        f"{_p50(two, 'read')} / {_p50(samples, 'write')}" if two else f"– / {_p50(samples, 'write')}",
+        p50_of(samples, "engine"),
+        p50_of(samples, "hashing"),
+        f"{p50_of(two, 'read')} / {p50_of(samples, 'write')}" if two else f"– / {p50_of(samples, 'write')}",
     ]
 
 
@@ -167,12 +156,12 @@ def evaluation_report(mix: MixResults) -> Report:
             rows.append(_route_row(label, chosen))
     everything = mix.of(EVALUATE_ROUTE)
     outcomes = ", ".join(
-        f"{outcome} {_share(sum(s.outcome == outcome for s in everything), len(everything))}"
+        f"{outcome} {share(sum(s.outcome == outcome for s in everything), len(everything))}"
         for outcome in OUTCOMES
     )
     cooling = sum(s.on_cooldown > 0 for s in everything)
     by_aggressiveness = ", ".join(
-        f"{level}: {_share(sum(s.outcome == 'interrupt' for s in chosen), len(chosen))} of {len(chosen)}"
+        f"{level}: {share(sum(s.outcome == 'interrupt' for s in chosen), len(chosen))} of {len(chosen)}"
         for level in range(1, 6)
         if (chosen := [s for s in everything if s.aggressiveness == level and s.outcome not in GATED])
     )
@@ -201,8 +190,8 @@ def evaluation_report(mix: MixResults) -> Report:
             "along the way (WARNING). Timed around `lambda_handler(event, context)` only; in-process handler on this "
             "machine, embedded Postgres over its unix socket (not the packaged artifact); metrics on; stdout to "
             "/dev/null.",
-            f"outcomes (decision records, both levels): {outcomes}; {_share(cooling, len(everything))} of evaluations "
-            f"found at least one chair on cooldown; {_share(len(triggered), len(everything))} of chunks carried a "
+            f"outcomes (decision records, both levels): {outcomes}; {share(cooling, len(everything))} of evaluations "
+            f"found at least one chair on cooldown; {share(len(triggered), len(everything))} of chunks carried a "
             f"trigger. Interrupts per aggressiveness (of evaluations not gated off): {by_aggressiveness}. "
             f"`debate_so_far`: median {median(chars):,.0f}, max {max(chars):,} characters.",
             "engine = `quick_check` + `decide` (the offline evaluator) as the service calls them; hashing = "
@@ -262,8 +251,8 @@ def size_report(sizes: SizeResults) -> Report:
                 str(len(samples)),
                 ms(percentile(totals, 50)),
                 ms(percentile(totals, 99)),
-                _p50(samples, "hashing"),
-                _p50(samples, "rest"),
+                p50_of(samples, "hashing"),
+                p50_of(samples, "rest"),
                 ms(sizes.validation[(language, size)]),
             ]
         )
@@ -376,7 +365,7 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
             [
                 label,
                 str(len(trips)),
-                _trips_cell(trips),
+                trips_cell(trips),
                 str(expected),
                 f"≤ {ROUND_TRIP_BUDGET}",
                 ms(base_p50),
@@ -493,9 +482,9 @@ def run(settings: Settings | None = None) -> Report:
         ],
         [
             f"≤ {ROUND_TRIP_BUDGET} round trips per evaluation (expected 2; disabled 1; stats 1; reset 1)",
-            f"{_trips_cell(trips.evaluation)} (disabled {_trips_cell(trips.by_key.get('disabled evaluation', [0]))}, "
-            f"stats {_trips_cell(trips.by_key['stats'])}, reset {_trips_cell(trips.by_key['reset'])}, quick check "
-            f"{_trips_cell(trips.by_key['quick check'])}); {'as expected' if trips.as_expected else 'NOT as expected'}",
+            f"{trips_cell(trips.evaluation)} (disabled {trips_cell(trips.by_key.get('disabled evaluation', [0]))}, "
+            f"stats {trips_cell(trips.by_key['stats'])}, reset {trips_cell(trips.by_key['reset'])}, quick check "
+            f"{trips_cell(trips.by_key['quick check'])}); {'as expected' if trips.as_expected else 'NOT as expected'}",
             verdict(max(trips.evaluation) <= ROUND_TRIP_BUDGET),
         ],
     ]
@@ -528,23 +517,11 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return bench_main(
+        __doc__,
+        argv,
+        settings=(QUICK, Settings()),
+        count=("evaluations", "evaluations", "measured evaluations per log level in part 2"),
+        quick_help="a smaller run (fewer texts, evaluations, passes)",
+        run=run,
     )
-    parser.add_argument(
-        "--quick", action="store_true", help="a smaller run (fewer texts, evaluations, passes)"
-    )
-    parser.add_argument("--evaluations", type=int, help="measured evaluations per log level in part 2")
-    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
-    args = parser.parse_args(argv)
-    settings = QUICK if args.quick else Settings()
-    if args.evaluations is not None:
-        if not 50 <= args.evaluations <= 100_000:
-            parser.error("--evaluations 50..100000")
-        settings = replace(settings, evaluations=args.evaluations)
-    from bench.common import machine_summary
-
-    print(machine_summary(), flush=True)
-    report = run(settings)
-    emit(report)
-    return 1 if args.strict and report.passed is False else 0

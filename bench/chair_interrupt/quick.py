@@ -81,7 +81,9 @@ def _gate_stats(config: Any, texts: list[str]) -> GateStats:
     found: dict[str, int] = {}
     for text in texts:
         prepared = prepare_text(text)
-        present = {literal for literal in (*config.ascii_literals, *config.other_literals) if literal in prepared}
+        present = {
+            literal for literal in (*config.ascii_literals, *config.other_literals) if literal in prepared
+        }
         opened += bool(present)
         regexes += sum(not present.isdisjoint(literals) for literals, _, _ in config.ordered)
         for literal in present:

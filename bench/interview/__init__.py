@@ -24,20 +24,22 @@ round trips per turn; a 200-turn session as fast as a 10-turn one (here: the rat
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bench.common import (
     Report,
+    bench_main,
     embedded_database,
-    emit,
     median,
     ms,
+    p50_of,
     percentile,
     release_handler_state,
+    trips_cell,
+    turn_row,
     verdict,
 )
 from bench.interview.corpus import (
@@ -72,30 +74,7 @@ from bench.interview.round_trips import Pass, measure_round_trips
 from bench.interview.state import StateCost, measure_state_costs
 from bench.round_trips import _code_label as code_label
 
-
-def _trips_cell(values: list[int]) -> str:
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
-
-
-def _p50(samples: list[TurnSample], part: str) -> str:
-    return ms(median([getattr(sample, part) for sample in samples]))
-
-
 # --- 1. the turn mix ---------------------------------------------------------------------------------------
-
-
-def _turn_row(label: str, samples: list[TurnSample]) -> list[str]:
-    totals = [sample.total for sample in samples]
-    return [
-        label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
-        _p50(samples, "engine"),
-        _p50(samples, "state"),
-        f"{_p50(samples, 'read')} / {_p50(samples, 'write')}",
-    ]
 
 
 def _counts(values: list[str]) -> str:
@@ -113,15 +92,13 @@ def mix_report(mix: MixResults) -> Report:
     p50, p99 = percentile(totals, 50), percentile(totals, 99)
     p50_ok, p99_ok = p50 <= P50_TARGET_MS * 1e6, p99 <= P99_TARGET_MS * 1e6
     rows = [
-        _turn_row(f"{level}, all turns", [s for s in mix.samples if s.level == level]) for level in LOG_LEVELS
+        turn_row(f"{level}, all turns", [s for s in mix.samples if s.level == level]) for level in LOG_LEVELS
     ]
     for language in ("en", "zh"):
-        rows.append(
-            _turn_row(f"WARNING, {language} answers", [s for s in headline if s.language == language])
-        )
+        rows.append(turn_row(f"WARNING, {language} answers", [s for s in headline if s.language == language]))
     closing = [s for s in headline if s.closed]
     if closing:
-        rows.append(_turn_row("WARNING, stop requests (close the session)", closing))
+        rows.append(turn_row("WARNING, stop requests (close the session)", closing))
     for label, values in (("start a session (POST)", mix.starts), ("read a session (GET)", mix.gets)):
         rows.append(
             [
@@ -238,9 +215,9 @@ def growth_report(growth: GrowthResults) -> Report:
                 ms(long_p50),
                 ms(short_p50),
                 f"{long_p50 / short_p50:.2f}",
-                _p50(long, "engine"),
-                _p50(long, "state"),
-                f"{_p50(long, 'read')} / {_p50(long, 'write')}",
+                p50_of(long, "engine"),
+                p50_of(long, "state"),
+                f"{p50_of(long, 'read')} / {p50_of(long, 'write')}",
                 f"{median([z.state_bytes for z in sizes]):,.0f}",
                 f"{median([z.facts for z in sizes]):g} ({max(z.max_topic_facts for z in sizes)})",
                 f"{median([z.record_bytes for z in sizes]):,.0f}",
@@ -328,7 +305,7 @@ def _trip_rows(passes: list[Pass], price: float) -> tuple[list[list[str]], bool]
             [
                 label,
                 str(len(trips)),
-                _trips_cell(trips),
+                trips_cell(trips),
                 f"≤ {ROUND_TRIP_BUDGET}",
                 ms(median(base_ns)),
                 ms(median(delayed_ns)),
@@ -483,8 +460,8 @@ def run(settings: Settings | None = None) -> Report:
         ],
         [
             f"≤ {ROUND_TRIP_BUDGET} round trips per turn",
-            f"{_trips_cell(turn_trips)} (start {_trips_cell(passes[0].trips[START_ROUTE])}, "
-            f"get {_trips_cell(passes[0].trips[GET_ROUTE])})",
+            f"{trips_cell(turn_trips)} (start {trips_cell(passes[0].trips[START_ROUTE])}, "
+            f"get {trips_cell(passes[0].trips[GET_ROUTE])})",
             verdict(max(turn_trips) <= ROUND_TRIP_BUDGET),
         ],
         [
@@ -518,21 +495,11 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return bench_main(
+        __doc__,
+        argv,
+        settings=(QUICK, Settings()),
+        count=("turns", "turns", "measured turns per log level in part 1"),
+        quick_help="a smaller run (fewer turns and sessions)",
+        run=run,
     )
-    parser.add_argument("--quick", action="store_true", help="a smaller run (fewer turns and sessions)")
-    parser.add_argument("--turns", type=int, help="measured turns per log level in part 1")
-    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
-    args = parser.parse_args(argv)
-    settings = QUICK if args.quick else Settings()
-    if args.turns is not None:
-        if not 50 <= args.turns <= 100_000:
-            parser.error("--turns 50..100000")
-        settings = replace(settings, turns=args.turns)
-    from bench.common import machine_summary
-
-    print(machine_summary(), flush=True)
-    report = run(settings)
-    emit(report)
-    return 1 if args.strict and report.passed is False else 0

@@ -33,20 +33,22 @@ the benchmark (sizes 1,000 / 10,000 / 20,000).
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bench.common import (
     Report,
+    bench_main,
     embedded_database,
-    emit,
     median,
     ms,
     percentile,
     release_handler_state,
+    share,
+    trips_cell,
+    turn_row,
     verdict,
 )
 from bench.round_trips import _code_label as code_label
@@ -93,20 +95,11 @@ from bench.sps_encounter.validation import (
 LANGUAGE_NAME = {"en": "English", "zh": "Chinese"}
 
 
-def _share(part: float, whole: float) -> str:
-    return f"{part / whole:.0%}" if whole else "–"
-
-
 def _counts(found: dict[str, int]) -> str:
     total = sum(found.values())
     return ", ".join(
         f"{name} {count / total:.0%}" for name, count in sorted(found.items(), key=lambda x: -x[1])
     )
-
-
-def _trips_cell(values: list[int]) -> str:
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
 
 
 def _bytes_cell(values: list[int]) -> str:
@@ -320,12 +313,12 @@ def parts_report(results: ValidationResults) -> Report:
         cells = []
         for found in decompositions:
             part = next((p for p in found.parts if p.label == label), None)
-            cells.append(f"{ms(part.ns)} ({_share(part.ns, found.wrapped_ns)})" if part else "")
+            cells.append(f"{ms(part.ns)} ({share(part.ns, found.wrapped_ns)})" if part else "")
         rows.append([label, *cells])
     rows.append(
         [
             "the rest: the loop, reading each turn, the per-turn record, the timers' own calls",
-            *(f"{ms(f.rest_ns)} ({_share(f.rest_ns, f.wrapped_ns)})" for f in decompositions),
+            *(f"{ms(f.rest_ns)} ({share(f.rest_ns, f.wrapped_ns)})" for f in decompositions),
         ]
     )
     rows.append(["the validator with every part timed", *(ms(f.wrapped_ns) for f in decompositions)])
@@ -352,7 +345,7 @@ def parts_report(results: ValidationResults) -> Report:
             f"{patterns.ref.scenario_id} ({LANGUAGE_NAME[patterns.ref.language]}): the fact-conflict patterns as the rule "
             f"runs them (`case.conflicts`: {patterns.count} patterns of the case's slots, each searched only on a text "
             f"holding one of its gate's literals) cost **{patterns.union_us:.1f} µs a patient turn** on their own, "
-            f"{union_ms:.0f} ms over the {patterns.texts:,} patient turns ({_share(union_ms * 1e6, whole)} of part 1's "
+            f"{union_ms:.0f} ms over the {patterns.texts:,} patient turns ({share(union_ms * 1e6, whole)} of part 1's "
             f"median with meta); the same patterns searched one by one with no gate cost {patterns.sum_us:.1f} µs a turn "
             f"in all. Costliest alone: {costly}."
         )
@@ -368,23 +361,6 @@ def parts_report(results: ValidationResults) -> Report:
 
 
 # --- 2. turns through the handler ----------------------------------------------------------------------------
-
-
-def _p50(samples: list[Sample], part: str) -> str:
-    return ms(median([getattr(sample, part) for sample in samples]))
-
-
-def _turn_row(label: str, samples: list[Sample]) -> list[str]:
-    totals = [sample.total for sample in samples]
-    return [
-        label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
-        _p50(samples, "engine"),
-        _p50(samples, "state"),
-        f"{_p50(samples, 'read')} / {_p50(samples, 'write')}",
-    ]
 
 
 def _route_row(label: str, samples: list[Sample]) -> list[str]:
@@ -421,18 +397,18 @@ def mix_report(mix: MixResults) -> Report:
     totals = [sample.total for sample in warning]
     p50 = percentile(totals, 50)
     passed = p50 <= P50_TARGET_MS * 1e6
-    rows = [_turn_row(f"{level}, all turns", mix.of(TURN_ROUTE, level)) for level in LOG_LEVELS]
+    rows = [turn_row(f"{level}, all turns", mix.of(TURN_ROUTE, level)) for level in LOG_LEVELS]
     for language in ("en", "zh"):
         chosen = [s for s in warning if s.language == language]
         if chosen:
-            rows.append(_turn_row(f"WARNING, {LANGUAGE_NAME[language]} encounters", chosen))
+            rows.append(turn_row(f"WARNING, {LANGUAGE_NAME[language]} encounters", chosen))
     for label, kinds in KIND_GROUPS:
         chosen = [s for s in warning if s.kind in kinds]
         if chosen:
-            rows.append(_turn_row(f"WARNING, {label}", chosen))
+            rows.append(turn_row(f"WARNING, {label}", chosen))
     for caller, name in (("user", "the learner's token"), ("service", "the platform's service-role token")):
-        rows.append(_turn_row(f"WARNING, {name}", [s for s in warning if s.caller == caller]))
-    rows.append(_turn_row("WARNING, with an Idempotency-Key", [s for s in warning if s.keyed]))
+        rows.append(turn_row(f"WARNING, {name}", [s for s in warning if s.caller == caller]))
+    rows.append(turn_row("WARNING, with an Idempotency-Key", [s for s in warning if s.keyed]))
     validations = mix.of(VALIDATE_ROUTE)
     for label, chosen in (
         ("start an encounter (POST)", mix.of(START_ROUTE)),
@@ -505,7 +481,7 @@ def split_report(mix: MixResults) -> Report:
     rows = []
     for label, part in parts:
         values = [getattr(sample, part) for sample in warning]
-        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), _share(sum(values), total)])
+        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), share(sum(values), total)])
     return Report(
         title=f"SPS encounter: where a turn's time goes (WARNING, {len(warning)} turns of part 2)",
         headers=["part", "p50 ms", "p90 ms", "p99 ms", "share of all turn time"],
@@ -649,15 +625,15 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
             [
                 label,
                 str(len(trips)),
-                _trips_cell([s.trips for s in base_samples]),
-                _trips_cell([s.trips for s in delayed_samples]),
+                trips_cell([s.trips for s in base_samples]),
+                trips_cell([s.trips for s in delayed_samples]),
                 str(EXPECTED_TRIPS[key]),
                 f"≤ {ROUND_TRIP_BUDGET}",
                 ms(base_p50),
                 ms(delayed_p50),
                 ms(delayed_p50 - base_p50),
                 ms(median(trips) * price),
-                _trips_cell(records) if records else "",
+                trips_cell(records) if records else "",
                 _bytes_cell(written) if written else "",
                 verdict(worst <= ROUND_TRIP_BUDGET),
             ]
@@ -707,8 +683,8 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
                 else ""
             )
             + ". Decision records per turn: "
-            f"{_trips_cell(summary.records)}; per retried turn: "
-            f"{_trips_cell(summary.retried_records) if summary.retried_records else 'none retried'}.",
+            f"{trips_cell(summary.records)}; per retried turn: "
+            f"{trips_cell(summary.retried_records) if summary.retried_records else 'none retried'}.",
             f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
         ],
         passed=passed,
@@ -825,11 +801,11 @@ def run(settings: Settings | None = None) -> Report:
         ],
         [
             f"≤ {ROUND_TRIP_BUDGET} round trips per turn (expected 2; start 2; GET 1; validate 0, stored 1)",
-            f"turn {_trips_cell(trips.turn)} (start {_trips_cell(trips.by_key['start'])}, GET "
-            f"{_trips_cell(trips.by_key['get'])}, validate {_trips_cell(trips.by_key['validate'])}, stored "
-            f"{_trips_cell(trips.by_key['validate, store'])}, catalog {_trips_cell(trips.by_key['scenarios'])}"
+            f"turn {trips_cell(trips.turn)} (start {trips_cell(trips.by_key['start'])}, GET "
+            f"{trips_cell(trips.by_key['get'])}, validate {trips_cell(trips.by_key['validate'])}, stored "
+            f"{trips_cell(trips.by_key['validate, store'])}, catalog {trips_cell(trips.by_key['scenarios'])}"
             + (
-                f", retried turn {_trips_cell(trips.by_key['retried turn'])}"
+                f", retried turn {trips_cell(trips.by_key['retried turn'])}"
                 if trips.by_key.get("retried turn")
                 else ""
             )
@@ -838,7 +814,7 @@ def run(settings: Settings | None = None) -> Report:
         ],
         [
             "each patient turn is a stored decision record",
-            f"{_trips_cell(trips.records)} written per turn (part 3); every one of part 2's "
+            f"{trips_cell(trips.records)} written per turn (part 3); every one of part 2's "
             f"{len(mix.of(TURN_ROUTE)):,} measured turns has exactly one ({mix.missing_records} without)",
             verdict(records_ok),
         ],
@@ -866,23 +842,11 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return bench_main(
+        __doc__,
+        argv,
+        settings=(QUICK, Settings()),
+        count=("turns", "turns", "measured patient turns per log level in part 2"),
+        quick_help="a smaller run (smaller transcripts, fewer turns)",
+        run=run,
     )
-    parser.add_argument(
-        "--quick", action="store_true", help="a smaller run (smaller transcripts, fewer turns)"
-    )
-    parser.add_argument("--turns", type=int, help="measured patient turns per log level in part 2")
-    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
-    args = parser.parse_args(argv)
-    settings = QUICK if args.quick else Settings()
-    if args.turns is not None:
-        if not 50 <= args.turns <= 100_000:
-            parser.error("--turns 50..100000")
-        settings = replace(settings, turns=args.turns)
-    from bench.common import machine_summary
-
-    print(machine_summary(), flush=True)
-    report = run(settings)
-    emit(report)
-    return 1 if args.strict and report.passed is False else 0

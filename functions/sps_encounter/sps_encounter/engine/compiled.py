@@ -44,7 +44,6 @@ class CompiledLanguage:
     age_answers: tuple[str, ...]
     measurement: Gated
     reframe: re.Pattern[str]
-    diagnosis_coaching: re.Pattern[str]
     diagnosis_patterns: tuple[str, ...]
     clarification: Gated
     refusal: Gated
@@ -85,7 +84,6 @@ class CompiledLanguage:
             age_answers=tuple(lexicon.age_answers),
             measurement=gated(lexicon.measurement),
             reframe=union(lexicon.reframe),
-            diagnosis_coaching=union(lexicon.diagnosis_coaching),
             diagnosis_patterns=tuple(lexicon.diagnosis_coaching),
             clarification=gated(lexicon.clarification),
             refusal=gated(lexicon.refusal),
