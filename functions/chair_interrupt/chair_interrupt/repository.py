@@ -23,7 +23,10 @@ def on_cooldown(debate_id: str, cooldown_seconds: int) -> Statement:
     return (
         "SELECT chair_position FROM public.chair_cooldowns"
         " WHERE user_id = (SELECT auth.uid()) AND debate_id = CAST(:debate AS uuid)"
-        " AND last_interrupt_at > now() - make_interval(secs => CAST(:cooldown AS double precision))",
+        # clock_timestamp(), not now(): a claim committed by a concurrent evaluation after this
+        # transaction began is stamped later than now(), and would read as a running 0 s cooldown.
+        " AND last_interrupt_at > clock_timestamp()"
+        " - make_interval(secs => CAST(:cooldown AS double precision))",
         {"debate": debate_id, "cooldown": cooldown_seconds},
     )
 
@@ -147,6 +150,6 @@ def reset_cooldowns(debate_id: str) -> Statement:
         " RETURNING chair_position, last_interrupt_at, cooldown_seconds)"
         # Only the cooldowns still running count as cleared; the others had already expired.
         " SELECT chair_position FROM cleared"
-        " WHERE last_interrupt_at + make_interval(secs => cooldown_seconds) > now()",
+        " WHERE last_interrupt_at + make_interval(secs => cooldown_seconds) > clock_timestamp()",
         {"debate": debate_id},
     )
