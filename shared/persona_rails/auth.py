@@ -62,6 +62,21 @@ def _finite(text: str) -> float:
     return value
 
 
+_INVALID_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def _valid_text(value: object) -> bool:
+    """No NUL and no lone surrogate anywhere: the claims reach Postgres (which refuses both in
+    text) and the logs, so a signed token carrying them is refused here, as a 401."""
+    if isinstance(value, str):
+        return _INVALID_TEXT.search(value) is None
+    if isinstance(value, dict):
+        return all(_valid_text(key) and _valid_text(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_valid_text(item) for item in value)
+    return True
+
+
 def _split(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
     parts = token.split(".")
     if len(parts) != 3:
@@ -80,6 +95,8 @@ SERVICE_ROLE = "service_role"
 
 
 def _check_registered_claims(payload: dict[str, Any], audience: str, now: float) -> Claims:
+    if not _valid_text(payload):
+        raise AuthError("token claims must be valid text")
     exp = payload.get("exp")
     if not isinstance(exp, int | float) or not math.isfinite(exp):
         raise AuthError("token has no valid exp claim")

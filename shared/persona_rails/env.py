@@ -32,3 +32,18 @@ EMBEDDING_MODEL = "PERSONA_RAILS_EMBEDDING_MODEL"
 
 # The memoir interviewer: score signals with the LLM too (heuristics alone when off).
 INTERVIEW_LLM_SIGNALS = "PERSONA_RAILS_INTERVIEW_LLM_SIGNALS"
+
+# Interception dialogs: the grace after a dialog's countdown before it counts as abandoned, and
+# how long raw reasons are kept before they are purged (categories, verdicts and counts stay).
+INTERCEPT_ABANDON_GRACE_SECONDS = "PERSONA_RAILS_INTERCEPT_ABANDON_GRACE_SECONDS"
+REASON_RETENTION_DAYS = "PERSONA_RAILS_REASON_RETENTION_DAYS"
+
+# The weekly run at scale: LLM insights in parallel (bounded), the time kept back before the
+# Lambda's deadline (past it, the rest of the run takes template insights), pages aggregated at
+# once, and the fan-out of a large run to per-partition invocations through an SQS queue.
+WEEKLY_LLM_CONCURRENCY = "PERSONA_RAILS_WEEKLY_LLM_CONCURRENCY"
+WEEKLY_LLM_RESERVE_SECONDS = "PERSONA_RAILS_WEEKLY_LLM_RESERVE_SECONDS"
+WEEKLY_PAGE_WORKERS = "PERSONA_RAILS_WEEKLY_PAGE_WORKERS"
+WEEKLY_PARTITION_QUEUE_URL = "PERSONA_RAILS_WEEKLY_PARTITION_QUEUE_URL"
+WEEKLY_PARTITION_USERS = "PERSONA_RAILS_WEEKLY_PARTITION_USERS"
+WEEKLY_LLM_PARTITION_USERS = "PERSONA_RAILS_WEEKLY_LLM_PARTITION_USERS"

@@ -70,3 +70,14 @@ class StateSettings(_Base):
         from persona_rails.signed_state import StateSigner, parse_keys
 
         return StateSigner(parse_keys(self.state_keys or ""))
+
+
+class InterceptSettings(_Base):
+    """The interception dialog's knobs, shared by InterceptSessionFunction (its next start closes
+    the user's abandoned dialogs) and WeeklySummaryFunction (its tick closes everyone's, and
+    purges raw reasons past retention)."""
+
+    abandon_grace_seconds: int = Field(
+        default=600, ge=0, le=86_400, validation_alias=env.INTERCEPT_ABANDON_GRACE_SECONDS
+    )
+    reason_retention_days: int = Field(default=90, ge=1, le=3650, validation_alias=env.REASON_RETENTION_DAYS)

@@ -18,6 +18,8 @@ from persona_rails.personas import BasePersona, PersonaSet
 PERSONAS_FILE = Path(__file__).with_name("config") / "personas.json"
 MESSAGE_LIMIT = 60
 DIALOG_FILLS = frozenset({"app_display_name", "next_action", "delay_minutes", "remaining_minutes"})
+# A delay's minutes never exceed the rule's, which the rules table caps at 120.
+MAX_DELAY_MINUTES = 120
 
 # The largest value each fill can take (see the rules table's CHECKs): every template must fit
 # MESSAGE_LIMIT with these.
@@ -26,13 +28,21 @@ MAX_NEXT_ACTION = 20
 LARGEST_FILLS: dict[str, object] = {
     "app_display_name": "名" * MAX_RULE_APP_NAME,
     "next_action": "事" * MAX_NEXT_ACTION,
-    "delay_minutes": 120,
+    "delay_minutes": MAX_DELAY_MINUTES,
     "remaining_minutes": 1440,
+    "minutes_left": MAX_DELAY_MINUTES,
 }
 
 
 class Persona(BasePersona):
-    TEMPLATES: ClassVar = {name: DIALOG_FILLS for name in ("challenge", "deny", "delay", "allow")}
+    # The spec's four, then: `challenge_excess` opens a dialog after an emergency unlock past the
+    # weekly allowance; `emergency` answers an emergency allow (care, never a reproach); `delayed`
+    # answers a start before an accepted delay has run out.
+    TEMPLATES: ClassVar = {
+        **{name: DIALOG_FILLS for name in ("challenge", "deny", "delay", "allow", "challenge_excess")},
+        "emergency": frozenset(),
+        "delayed": frozenset({"minutes_left"}),
+    }
     MESSAGE_LIMIT: ClassVar = MESSAGE_LIMIT
     LARGEST_FILLS: ClassVar = LARGEST_FILLS
 

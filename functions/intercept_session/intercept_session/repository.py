@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from persona_rails.db import Tx
-
 Row = dict[str, Any]
 Statement = tuple[str, Row]
 
-_RULE_COLUMNS = "id, app_identifier, app_display_name, summary, next_action, remaining_minutes, delay_minutes"
+_RULE_COLUMNS = (
+    "id, app_identifier, app_display_name, summary, next_action, remaining_minutes, delay_minutes,"
+    " unlock_minutes, friction_growth_seconds, friction_cap_seconds, overrides_disabled_in_blocked_window,"
+    " emergency_reason_required_past_allowance"
+)
 _LOCKS = {None: "", "share": " FOR SHARE", "update": " FOR UPDATE"}
 
 
@@ -47,6 +49,43 @@ def rule_of_session(session_id: str) -> Statement:
     )
 
 
+def close_abandoned(grace_seconds: int) -> Statement:
+    """The caller's dialogs left open past countdown + grace, closed before anything is counted."""
+    return ("SELECT public.intercept_close_abandoned(:grace) AS closed", {"grace": grace_seconds})
+
+
+def observe_offset(offset_minutes: int) -> Statement:
+    """Record the offset this start reported (a change waits for the next local midnight) and
+    lock the user's clock row until commit: one user's starts and decisions take turns."""
+    return (
+        "SELECT * FROM public.intercept_observe_offset(CAST(:offset AS integer))",
+        {"offset": offset_minutes},
+    )
+
+
+def start_context(rule_id: str, app_identifier: str, offset_minutes: int) -> Statement:
+    """The local day, the rule's running unlock or delay, and the counts a start answers with."""
+    return (
+        "SELECT * FROM public.intercept_start_context(CAST(:rule AS uuid), :app, CAST(:offset AS integer))",
+        {"rule": rule_id, "app": app_identifier, "offset": offset_minutes},
+    )
+
+
+def emergency_budget() -> Statement:
+    """The local day's end and the week's emergency unlocks, under the user's clock lock."""
+    return ("SELECT * FROM public.intercept_emergency_budget()", {})
+
+
+def closing_time(session_id: str) -> Statement:
+    """Now by the database clock, and never before the session's last turn: with the session
+    row locked no turn can be added any more, so closed_at cannot run backwards."""
+    return (
+        "SELECT greatest(clock_timestamp(), (SELECT max(t.created_at) FROM public.intercept_turns t"
+        " WHERE t.session_id = CAST(:id AS uuid))) AS closed_at",
+        {"id": session_id},
+    )
+
+
 def day_stats_of_session(session_id: str) -> Statement:
     """Today's overrides and the streak, from the user's own history (see the migration)."""
     return (
@@ -57,24 +96,27 @@ def day_stats_of_session(session_id: str) -> Statement:
     )
 
 
-def insert_session(tx: Tx, values: Row) -> Row | None:
-    """Insert unless the id exists; returns None on conflict (the caller decides if it is a retry)."""
-    return tx.one(
+def insert_session(values: Row) -> Statement:
+    """Insert unless the user already has a session with this id; no row on conflict (the
+    caller decides if it is a retry). Ids are scoped per user: another user's is a fresh one."""
+    return (
         """
         INSERT INTO public.intercept_sessions (
             id, user_id, rule_id, app_identifier, app_display_name, trigger, persona_key, persona_version,
             client_timestamp, utc_offset_minutes, local_date, client_streak, client_override_count_today,
-            start_fingerprint)
+            start_fingerprint, countdown_seconds, override_allowed, emergency_reason_required_past_allowance,
+            unlock_minutes, mentions_excess_of)
         VALUES (
             CAST(:id AS uuid), (SELECT auth.uid()), CAST(:rule_id AS uuid), :app_identifier,
             :app_display_name, :trigger, :persona_key, :persona_version,
             CAST(:client_timestamp AS timestamptz),
             :utc_offset_minutes, CAST(:local_date AS date), :client_streak, :client_override_count_today,
-            :start_fingerprint)
-        ON CONFLICT (id) DO NOTHING
+            :start_fingerprint, :countdown_seconds, :override_allowed, :emergency_reason_required,
+            :unlock_minutes, CAST(:mentions_excess_of AS uuid))
+        ON CONFLICT (user_id, id) DO NOTHING
         RETURNING *
         """,
-        **values,
+        values,
     )
 
 
@@ -103,8 +145,10 @@ def record_turn(values: Row, record: Row) -> Statement:
             WHERE id = CAST(:session_id AS uuid) AND state <> 'closed' AND evaluation_turns = :turn_no - 1
             RETURNING id, state, evaluation_turns, final_verdict
         ), turn AS (
-            INSERT INTO public.intercept_turns (id, session_id, user_id, turn_no, {_TURN_COLUMNS})
-            SELECT CAST(:turn_id AS uuid), a.id, (SELECT auth.uid()), :turn_no,
+            INSERT INTO public.intercept_turns (id, session_id, user_id, turn_no, created_at, {_TURN_COLUMNS})
+            -- clock_timestamp(): the turn's time is when it was written, so a decision that
+            -- waited for this row can never be stamped before it.
+            SELECT CAST(:turn_id AS uuid), a.id, (SELECT auth.uid()), :turn_no, clock_timestamp(),
                    {", ".join(":" + name.strip() for name in _TURN_COLUMNS.split(","))}
             FROM advanced a
             RETURNING *
@@ -141,7 +185,9 @@ def close_session(session_id: str, values: Row) -> Statement:
         SET state = 'closed', user_decision = :user_decision, accepted_delay = :accepted_delay,
             auto_dismissed = :auto_dismissed, emergency_reason = :emergency_reason,
             emergency = emergency OR :user_decision = 'emergency',
-            decision_fingerprint = :decision_fingerprint, closed_at = now()
+            decision_fingerprint = :decision_fingerprint, closed_at = CAST(:closed_at AS timestamptz),
+            unlock_kind = :unlock_kind, unlocked_until = CAST(:unlocked_until AS timestamptz),
+            retry_after = CAST(:retry_after AS timestamptz), emergency_over_allowance = :over_allowance
         WHERE id = CAST(:id AS uuid) AND state <> 'closed'
         RETURNING *
         """,
@@ -158,16 +204,15 @@ def record_decision_on_turns(session_id: str, decision: str) -> Statement:
     )
 
 
-def insert_event(tx: Tx, subject_type: str, subject_id: str, name: str, properties: Row) -> None:
-    tx.execute(
+def completed_event(session_id: str, name: str) -> Statement:
+    """The closed dialog's event, built in SQL from the stored rows (the abandoned sweep emits
+    the same); at most once per session."""
+    return (
         """
         INSERT INTO public.analytics_events (user_id, subject_type, subject_id, name, properties)
-        VALUES ((SELECT auth.uid()), :subject_type, CAST(:subject_id AS uuid), :name,
-                CAST(:properties AS jsonb))
-        ON CONFLICT (subject_type, subject_id, name) DO NOTHING
+        VALUES ((SELECT auth.uid()), 'intercept_session', CAST(:id AS uuid), :name,
+                public.intercept_completed_event((SELECT auth.uid()), CAST(:id AS uuid)))
+        ON CONFLICT (user_id, subject_type, subject_id, name) DO NOTHING
         """,
-        subject_type=subject_type,
-        subject_id=subject_id,
-        name=name,
-        properties=json.dumps(properties, ensure_ascii=False, default=str),
+        {"id": session_id, "name": name},
     )

@@ -12,21 +12,33 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from intercept_session import repository
-from intercept_session.engine import state_machine
-from intercept_session.engine.messages import VERDICT_BADGE, challenge_message
-from intercept_session.engine.model import EvaluationInput, RuleContext, State, Trigger, Verdict
+from intercept_session.engine import access, state_machine
+from intercept_session.engine.access import RulePolicy
+from intercept_session.engine.messages import (
+    VERDICT_BADGE,
+    challenge_message,
+    delayed_message,
+    emergency_message,
+)
+from intercept_session.engine.model import Decision, EvaluationInput, RuleContext, State, Trigger, Verdict
 from intercept_session.engine.turn import ENGINE_VERSION, turn_inputs
 from intercept_session.evaluation import evaluate
-from intercept_session.personas import persona_config, personas
+from intercept_session.personas import Persona, persona_config, personas
 from intercept_session.schemas import (
+    TIMESTAMP_TOLERANCE,
+    AttemptCounts,
     DecisionRequest,
     DecisionResult,
     PersonaOut,
     SessionOut,
     SessionStarted,
+    StartAnswer,
     StartSessionRequest,
+    StillDelayed,
+    StillUnlocked,
     TurnResult,
 )
+from intercept_session.urgency_config import urgency_config
 from persona_rails.db import Database
 from persona_rails.errors import Conflict, Invalid, NotFound
 from persona_rails.idempotency import fingerprint, replay_or_conflict
@@ -81,56 +93,148 @@ def _found_rule(rows: list[Row], rule_id: Any) -> Row:
     return rows[0]
 
 
+def _policy(rule: Row) -> RulePolicy:
+    return RulePolicy(
+        remaining_minutes=rule["remaining_minutes"],
+        unlock_minutes=rule["unlock_minutes"],
+        friction_growth_seconds=rule["friction_growth_seconds"],
+        friction_cap_seconds=rule["friction_cap_seconds"],
+        overrides_disabled_in_blocked_window=rule["overrides_disabled_in_blocked_window"],
+        emergency_reason_required_past_allowance=rule["emergency_reason_required_past_allowance"],
+    )
+
+
+def _counts(context: Row, *, opens_today: int) -> AttemptCounts:
+    return AttemptCounts(
+        opens_today=opens_today,
+        overrides_today=context["overrides_today"],
+        streak_days=context["streak_days"],
+        emergencies_this_week=context["emergencies_this_week"],
+        emergency_allowance=context["emergency_allowance"],
+    )
+
+
+def _check_timestamp(request: StartSessionRequest, now: datetime) -> None:
+    if abs(request.timestamp - now) > TIMESTAMP_TOLERANCE:
+        raise Invalid(
+            "timestamp_out_of_range",
+            "timestamp must be within 24 hours of the server clock",
+            field="timestamp",
+        )
+
+
+def _started(session: Row, rule: Row, counts: AttemptCounts) -> SessionStarted:
+    persona = personas().get(session["persona_key"])
+    excess = session["mentions_excess_of"] is not None
+    return SessionStarted(
+        session_id=session["id"],
+        persona=_persona_out(session),
+        state=State(session["state"]),
+        challenge_message=challenge_message(
+            persona, _rule_context(rule), session["app_display_name"], excess=excess
+        ),
+        countdown_seconds=session["countdown_seconds"],
+        override_allowed=session["override_allowed"],
+        emergency_over_allowance_notice=excess,
+        counts=counts,
+    )
+
+
 def start_session(
-    db: Database, caller: Caller, request: StartSessionRequest, now: datetime
-) -> tuple[SessionStarted, bool]:
+    db: Database, caller: Caller, request: StartSessionRequest, now: datetime, *, grace_seconds: int
+) -> tuple[StartAnswer, bool]:
+    """A new dialog (created: True), a retry's stored one, or no dialog at all: the app is still
+    unlocked, or an accepted delay is still running. Two round trips for a new dialog."""
+    _check_timestamp(request, now)
     persona = personas().get(request.persona_key)
     session_id = str(request.session_id or uuid.uuid4())
-    offset = request.timestamp.utcoffset() or timedelta(0)
+    offset = int((request.timestamp.utcoffset() or timedelta(0)).total_seconds() // 60)
+    start_print = fingerprint(request.model_dump(mode="json", exclude={"session_id"}))
     with db.as_user(caller.claims) as tx:
-        rule = _found_rule(tx.batch(repository.rule(str(request.rule_id)))[0], request.rule_id)
+        rules, _, _, existing, contexts = tx.batch(
+            repository.rule(str(request.rule_id)),
+            # Abandoned dialogs close first, so the counts below include them.
+            repository.close_abandoned(grace_seconds),
+            repository.observe_offset(offset),
+            repository.session(session_id),
+            repository.start_context(str(request.rule_id), request.app_identifier, offset),
+        )
+        rule = _found_rule(rules, request.rule_id)
         if rule["app_identifier"] != request.app_identifier:
             raise Invalid(
                 "app_mismatch", "app_identifier is not the app this rule governs", field="app_identifier"
             )
-        start_print = fingerprint(request.model_dump(mode="json", exclude={"session_id"}))
-        session = repository.insert_session(
-            tx,
-            {
-                "id": session_id,
-                "rule_id": str(request.rule_id),
-                "app_identifier": request.app_identifier,
-                "app_display_name": request.app_display_name,
-                "trigger": request.trigger.value,
-                "persona_key": persona.key,
-                "persona_version": persona.version,
-                "client_timestamp": request.timestamp.isoformat(),
-                "utc_offset_minutes": int(offset.total_seconds() // 60),
-                "local_date": (now + offset).date().isoformat(),
-                "client_streak": request.streak,
-                "client_override_count_today": request.override_count_today,
-                "start_fingerprint": start_print,
-            },
-        )
-        created = session is not None
-        if session is None:
-            existing = tx.batch(repository.session(session_id))[0]
-            session = replay_or_conflict(
-                existing[0] if existing else None,
-                start_print,
-                fingerprint_of=lambda row: row["start_fingerprint"],
-                conflict=Conflict("session_id_conflict", "session_id is already used by a different session"),
+        context = contexts[0]
+        if existing:
+            return _replayed(existing[0], start_print, rule, context), False
+        if context["unlocked_until"] is not None:
+            count("StartUnlocked")
+            counts = _counts(context, opens_today=context["opens_today"])
+            return StillUnlocked(unlocked_until=context["unlocked_until"], counts=counts), False
+        if context["retry_after"] is not None:
+            count("StartDelayed")
+            return _still_delayed(persona, context, now), False
+        policy = _policy(rule)
+        (inserted,) = tx.batch(
+            repository.insert_session(
+                {
+                    "id": session_id,
+                    "rule_id": str(request.rule_id),
+                    "app_identifier": request.app_identifier,
+                    "app_display_name": request.app_display_name,
+                    "trigger": request.trigger.value,
+                    "persona_key": persona.key,
+                    "persona_version": persona.version,
+                    "client_timestamp": request.timestamp.isoformat(),
+                    "utc_offset_minutes": context["utc_offset_minutes"],
+                    "local_date": context["local_date"].isoformat(),
+                    "client_streak": request.streak,
+                    "client_override_count_today": request.override_count_today,
+                    "start_fingerprint": start_print,
+                    "countdown_seconds": access.countdown_seconds(policy, context["opens_today"]),
+                    "override_allowed": access.override_allowed(policy, request.trigger),
+                    "emergency_reason_required": policy.emergency_reason_required_past_allowance,
+                    "unlock_minutes": policy.unlock_window_minutes,
+                    "mentions_excess_of": (
+                        str(context["unmentioned_excess"]) if context["unmentioned_excess"] else None
+                    ),
+                }
             )
-    count("SessionStarted" if created else "SessionStartReplayed")
-    if created:
-        logger.info("session started", extra={"session_id": session_id, "persona_key": persona.key})
-    started = SessionStarted(
-        session_id=session["id"],
-        persona=_persona_out(session),
-        state=State(session["state"]),
-        challenge_message=challenge_message(persona, _rule_context(rule), session["app_display_name"]),
+        )
+        if not inserted:
+            # The same user's concurrent retry inserted it first: settle as a retry.
+            raced = tx.batch(repository.session(session_id))[0]
+            return _replayed(raced[0], start_print, rule, context), False
+    count("SessionStarted")
+    logger.info("session started", extra={"session_id": session_id, "persona_key": persona.key})
+    return _started(inserted[0], rule, _counts(context, opens_today=context["opens_today"] + 1)), True
+
+
+def _replayed(session: Row, start_print: str, rule: Row, context: Row) -> SessionStarted:
+    stored = replay_or_conflict(
+        session,
+        start_print,
+        fingerprint_of=lambda row: row["start_fingerprint"],
+        conflict=Conflict("session_id_conflict", "session_id is already used by a different session"),
     )
-    return started, created
+    count("SessionStartReplayed")
+    return _started(stored, rule, _counts(context, opens_today=context["opens_today"]))
+
+
+def _still_delayed(persona: Persona, context: Row, now: datetime) -> StillDelayed:
+    retry_at = context["retry_after"]
+    return StillDelayed(
+        retry_after=retry_at,
+        seconds_left=access.seconds_left(retry_at, now),
+        message=delayed_message(persona, access.minutes_left(retry_at, now)),
+        persona=PersonaOut(
+            key=persona.key,
+            display_name=persona.display_name,
+            avatar_asset_key=persona.avatar_asset_key,
+            version=persona.version,
+        ),
+        counts=_counts(context, opens_today=context["opens_today"]),
+    )
 
 
 def _turn_result(turn: Row, session: Row) -> TurnResult:
@@ -220,7 +324,8 @@ def submit_turn(
     }
     record = {
         "engine_version": ENGINE_VERSION,
-        "config_version": persona_config().version,
+        # Both files decide a turn: the personas' words and the urgency lexicon.
+        "config_version": f"{persona_config().version}+urgency@{urgency_config().version}",
         "inputs": turn_inputs(request, persona.key),
         "output": output,
         "source": step.source.value,
@@ -270,6 +375,10 @@ def submit_turn_settled(
 
 
 def _decision_result(session: Row) -> DecisionResult:
+    kind = session["unlock_kind"]
+    message = None
+    if kind == access.UnlockKind.EMERGENCY:
+        message = emergency_message(personas().get(session["persona_key"]))
     return DecisionResult(
         session_id=session["id"],
         state=State(session["state"]),
@@ -279,64 +388,67 @@ def _decision_result(session: Row) -> DecisionResult:
         auto_dismissed=bool(session["auto_dismissed"]),
         emergency=session["emergency"],
         closed_at=session["closed_at"],
+        abandoned=session["abandoned"],
+        unlock_kind=kind,
+        unlocked_until=session["unlocked_until"],
+        retry_after=session["retry_after"],
+        emergency_over_allowance=session["emergency_over_allowance"],
+        message=message,
     )
 
 
-_TURN_FIELDS = (
-    "reason_text",
-    "reason_category",
-    "ai_verdict",
-    "confidence",
-    "persona_response",
-    "user_decision",
-    "appeal_used",
-    "source",
-    "latency_ms",
-)
-
-
-def _turn_fields(turn: Row) -> Row:
-    fields = {field: turn[field] for field in _TURN_FIELDS}
-    fields["confidence"] = float(turn["confidence"])
-    return fields
-
-
-def _completed_event(session: Row, turns: list[Row]) -> Row:
-    """The spec's per-turn fields for the turn that decided the dialog at the top level (null
-    before any reason), every turn under `turns`, and the session's outcome."""
-    last = _turn_fields(turns[-1]) if turns else dict.fromkeys(_TURN_FIELDS)
-    return {
-        **last,
-        "session_id": str(session["id"]),
-        "persona_key": session["persona_key"],
-        "persona_version": session["persona_version"],
-        "trigger": session["trigger"],
-        "app_identifier": session["app_identifier"],
-        "final_verdict": session["final_verdict"],
-        "user_decision": session["user_decision"],
-        "appeal_used": len(turns) > 1,
-        "accepted_delay": session["accepted_delay"],
-        "auto_dismissed": session["auto_dismissed"],
-        "emergency": session["emergency"],
-        "emergency_reason": session["emergency_reason"],
-        "evaluation_turns": len(turns),
-        "response_latency_ms": int((session["closed_at"] - session["created_at"]).total_seconds() * 1000),
-        "turns": [_turn_fields(turn) for turn in turns],
-    }
+def _check_allowed(session: Row, request: DecisionRequest, *, over_allowance: bool) -> None:
+    if request.user_decision is Decision.OVERRIDE and not session["override_allowed"]:
+        raise state_machine.TransitionError(
+            "override_disabled",
+            "the rule disables overrides during its blocked window",
+            State(session["state"]),
+        )
+    if (
+        over_allowance
+        and request.user_decision is Decision.EMERGENCY
+        and session["emergency_reason_required_past_allowance"]
+        and request.emergency_reason is None
+    ):
+        raise Invalid(
+            "emergency_reason_required",
+            "this week's emergency allowance is used up: the rule asks for an emergency_reason",
+            field="emergency_reason",
+        )
 
 
 def decide(db: Database, caller: Caller, session_id: str, request: DecisionRequest) -> DecisionResult:
     decision_print = fingerprint(request.model_dump(mode="json"))
     with db.as_user(caller.claims) as tx:
-        # FOR UPDATE queues concurrent decisions on the same session behind this one.
-        session = _found_session(tx.batch(repository.session(session_id, lock="update"))[0], session_id)
+        # FOR UPDATE queues concurrent decisions on the same session behind this one; the
+        # budget locks the user's clock row, so two emergencies at once are counted in turn.
+        sessions, turns, budgets, times = tx.batch(
+            repository.session(session_id, lock="update"),
+            repository.turns(session_id),
+            repository.emergency_budget(),
+            repository.closing_time(session_id),
+        )
+        session = _found_session(sessions, session_id)
         if session["state"] == State.CLOSED and session["decision_fingerprint"] == decision_print:
             count("DecisionReplayed")
             return _decision_result(session)
-        state_machine.check_decision(
-            _view(session), request.user_decision, accepted_delay=request.accepted_delay
+        view = _view(session)
+        state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
+        kind = access.unlock_kind(
+            request.user_decision,
+            view.final_verdict,
+            emergency=session["emergency"],
+            auto_dismissed=request.auto_dismissed,
         )
-        closed_rows, turns = tx.batch(
+        budget = budgets[0]
+        over = kind is access.UnlockKind.EMERGENCY and access.over_allowance(
+            budget["emergencies_this_week"], budget["emergency_allowance"]
+        )
+        _check_allowed(session, request, over_allowance=over)
+        closed_at = times[0]["closed_at"]
+        last_turn = max(turns, key=lambda turn: turn["turn_no"]) if turns else None
+        delay = last_turn["delay_minutes"] if request.accepted_delay and last_turn else None
+        closed_rows, _, _ = tx.batch(
             repository.close_session(
                 session_id,
                 {
@@ -345,16 +457,27 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
                     "auto_dismissed": request.auto_dismissed,
                     "emergency_reason": request.emergency_reason,
                     "decision_fingerprint": decision_print,
+                    "closed_at": closed_at.isoformat(),
+                    "unlock_kind": kind.value if kind else None,
+                    "unlocked_until": (
+                        access.unlocked_until(
+                            closed_at, session["unlock_minutes"], budget["day_end"]
+                        ).isoformat()
+                        if kind
+                        else None
+                    ),
+                    "retry_after": access.retry_after(closed_at, delay).isoformat() if delay else None,
+                    "over_allowance": over,
                 },
             ),
             repository.record_decision_on_turns(session_id, request.user_decision.value),
+            repository.completed_event(session_id, DIALOG_COMPLETED),
         )
         assert closed_rows, "the row is locked and open"
         closed = closed_rows[0]
-        turns.sort(key=lambda turn: turn["turn_no"])
-        event = _completed_event(closed, turns)
-        repository.insert_event(tx, SUBJECT_SESSION, session_id, DIALOG_COMPLETED, event)
     count(f"Decision{request.user_decision.value.title()}")
+    if over:
+        count("EmergencyOverAllowance")
     logger.info(
         "session closed",
         extra={
@@ -362,6 +485,8 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
             "decision": request.user_decision.value,
             "auto_dismissed": request.auto_dismissed,
             "accepted_delay": request.accepted_delay,
+            "unlock_kind": kind.value if kind else None,
+            "emergency_over_allowance": over,
         },
     )
     return _decision_result(closed)
@@ -382,7 +507,11 @@ def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
         session_id=session["id"],
         state=State(session["state"]),
         persona=_persona_out(session),
-        challenge_message=challenge_message(persona, context, session["app_display_name"]),
+        challenge_message=challenge_message(
+            persona, context, session["app_display_name"], excess=session["mentions_excess_of"] is not None
+        ),
+        countdown_seconds=session["countdown_seconds"],
+        override_allowed=session["override_allowed"],
         app_identifier=session["app_identifier"],
         app_display_name=session["app_display_name"],
         trigger=Trigger(session["trigger"]),

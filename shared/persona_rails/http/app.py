@@ -14,11 +14,16 @@ from persona_rails.observability import logger, publishing_metrics, tracer, trac
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def create_app(title: str, router: APIRouter) -> FastAPI:
+def create_app(title: str, router: APIRouter, *, max_body_bytes: int | None = None) -> FastAPI:
+    """`max_body_bytes`: bodies over it get 413 before parsing (`persona_rails.http.body_limit`)."""
     # No docs routes: API Gateway only forwards the declared routes anyway.
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
     install_error_handlers(app)
     app.include_router(router)
+    if max_body_bytes is not None:
+        from persona_rails.http.body_limit import BodyLimit
+
+        app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     return app
 
 

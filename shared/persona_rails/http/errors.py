@@ -70,14 +70,26 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=400, content=error_body("missing_body", "a JSON body is required"))
     fields = [
         # `input` is left out on purpose: it may be the user's raw text.
-        {"field": _field_name(tuple(error["loc"])), "message": error["msg"]}
+        {
+            "field": _field_name(tuple(error["loc"])),
+            "message": "unknown field" if error["type"] == "extra_forbidden" else error["msg"],
+        }
         for error in errors
     ]
+    unknown = [
+        field["field"]
+        for field, error in zip(fields, errors, strict=True)
+        if error["type"] == "extra_forbidden"
+    ]
     first = fields[0]
+    message = f"{first['field']}: {first['message']}"
+    if unknown:
+        # Name every unknown field (up to a readable few): the client fixes them all at once.
+        message = f"unknown fields: {', '.join(unknown[:20])}" + (" …" if len(unknown) > 20 else "")
     return JSONResponse(
         status_code=422,
         content=error_body(
-            "validation_error", f"{first['field']}: {first['message']}", field=first["field"], fields=fields
+            "validation_error", message, field=unknown[0] if unknown else first["field"], fields=fields[:100]
         ),
     )
 

@@ -358,7 +358,7 @@ def test_urgent_keyword_overrules_the_llm(dialog: Dialog, llm_verdict: str, llm_
     row = dialog.turn(session_id)
     assert (row["source"], row["ai_verdict"], row["emergency"]) == ("llm", "allow", True)
     assert float(row["confidence"]) == pytest.approx(max(llm_confidence, 0.9))
-    assert row["justification"] == "llm: sounds like an excuse | urgent keyword: allow"
+    assert row["justification"] == "llm: sounds like an excuse | urgent keyword 医院: allow"
 
 
 def close_with_override(dialog: Dialog, user: AppUser, rule: dict[str, Any]) -> None:

@@ -2,15 +2,22 @@
 
 import pytest
 
-from intercept_session.engine.keywords import urgent_keywords
+from intercept_session.engine import offline_evaluator
 from intercept_session.engine.model import Category, EvaluationInput, RuleContext, Trigger, Verdict
-from intercept_session.engine.offline_evaluator import classify, evaluate_offline, is_specific
+from intercept_session.engine.offline_evaluator import is_specific
+from intercept_session.engine.urgency import urgent_keywords
+from intercept_session.urgency_config import urgency_rules
 
 RULE = RuleContext("工作日禁止刷短视频", "抖音", "今天的周报", 45, 10)
 
 
+def classify(text: str):
+    return offline_evaluator.classify(text, urgency_rules())
+
+
 def evaluate(text: str, trigger: Trigger = Trigger.QUOTA_EXCEEDED, **kwargs):
-    return evaluate_offline(EvaluationInput(text, trigger, RULE, streak=2, override_count_today=0, **kwargs))
+    request = EvaluationInput(text, trigger, RULE, streak=2, override_count_today=0, **kwargs)
+    return offline_evaluator.evaluate_offline(request, urgency_rules())
 
 
 @pytest.mark.parametrize(
@@ -98,11 +105,30 @@ def test_appeal_is_judged_on_both_texts():
     ["这不是紧急情况，只是想看看", "it's not an emergency, just bored", "没有受伤，就是想玩"],
 )
 def test_negated_emergencies_are_not_urgent(text):
-    assert urgent_keywords(text) == []
+    assert urgent_keywords(text, urgency_rules()) == []
 
 
 @pytest.mark.parametrize(
     "text", ["No, hospital now! my dad fell", "火警响了，要看群消息", "emergency at home", "朋友车祸受伤了"]
 )
 def test_urgent_keywords_in_both_languages(text):
-    assert urgent_keywords(text)
+    assert urgent_keywords(text, urgency_rules())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我在医院上班",
+        "我在医院排队挂号好无聊",
+        "I work at the hospital",
+        "我在看一部关于医院的电视剧",
+        "我不需要去医院",
+    ],
+)
+def test_a_mention_that_is_not_urgent_is_no_emergency_category(text):
+    assert classify(text)[0] is not Category.EMERGENCY
+    assert evaluate(text, Trigger.BLOCKED_WINDOW).verdict is not Verdict.ALLOW
+
+
+def test_an_urgent_mention_beside_a_routine_one_is_an_emergency():
+    assert classify("我在医院上班，现在同事晕倒了")[0] is Category.EMERGENCY

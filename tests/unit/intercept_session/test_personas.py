@@ -4,9 +4,21 @@ import json
 
 import pytest
 
-from intercept_session.engine.messages import challenge_message, verdict_message
+from intercept_session.engine.messages import (
+    challenge_message,
+    delayed_message,
+    emergency_message,
+    verdict_message,
+)
 from intercept_session.engine.model import RuleContext, Verdict
-from intercept_session.personas import LARGEST_FILLS, MESSAGE_LIMIT, PERSONAS_FILE, Personas, personas
+from intercept_session.personas import (
+    LARGEST_FILLS,
+    MESSAGE_LIMIT,
+    PERSONAS_FILE,
+    Personas,
+    persona_config,
+    personas,
+)
 from persona_rails.config import ConfigError, load_artifact
 from persona_rails.personas import UnknownPersonaError
 from persona_rails.templates import fit
@@ -86,6 +98,72 @@ def test_every_message_stays_within_60_characters_even_with_the_largest_fills(ke
         assert "…的理由是什么？保持诚实。" in message
 
 
+# What the allow templates say that an emergency must never hear.
+SCOLDING = ("借口", "别再", "截图", "记录结果", "下次")
+
+
+@pytest.mark.parametrize("key", sorted(SPEC_TEMPLATES))
+def test_the_emergency_line_cares_and_never_scolds(key):
+    persona = catalog().get(key)
+    line = emergency_message(persona)
+    assert line == persona.templates["emergency"]
+    assert 1 <= len(line) <= MESSAGE_LIMIT
+    assert "{{" not in line
+    assert not [phrase for phrase in SCOLDING if phrase in line]
+    assert line != verdict_message(persona, Verdict.ALLOW, RULE)
+
+
+def test_the_emergency_lines_are_the_personas_own():
+    lines = {key: emergency_message(catalog().get(key)) for key in SPEC_TEMPLATES}
+    assert lines["strict-father"] == "安全第一，快去处理。需要帮助就立刻拨打急救电话。"
+    assert len(set(lines.values())) == len(lines)
+
+
+@pytest.mark.parametrize(
+    ("key", "minutes", "expected"),
+    [
+        ("strict-father", 7, "说好的7分钟还没到，先把事情做完。"),
+        ("rational-mentor", 1, "计时还剩1分钟。先完成手头的任务，到点再来复盘。"),
+        ("humor-coach", 120, "闹钟还没响呢！再坚持120分钟，马上就到啦。"),
+        # Out of range (a rounding edge, a skewed clock) is clamped, never an error.
+        ("strict-father", 0, "说好的1分钟还没到，先把事情做完。"),
+        ("strict-father", 500, "说好的120分钟还没到，先把事情做完。"),
+    ],
+)
+def test_the_delayed_line_says_the_minutes_left(key, minutes, expected):
+    assert delayed_message(catalog().get(key), minutes) == expected
+
+
+@pytest.mark.parametrize("key", sorted(SPEC_TEMPLATES))
+def test_the_excess_challenge_mentions_the_excess_and_fits(key):
+    persona = catalog().get(key)
+    plain = challenge_message(persona, RULE, "抖音")
+    excess = challenge_message(persona, RULE, "抖音", excess=True)
+    assert excess != plain
+    assert "紧急解锁" in excess
+    assert "超" in excess
+    assert "抖音" in excess
+    assert not [phrase for phrase in SCOLDING if phrase in excess]
+    long_name = "超长应用名" * 20
+    assert len(challenge_message(persona, RULE, long_name, excess=True)) <= MESSAGE_LIMIT
+
+
+def test_the_strict_fathers_excess_challenge():
+    assert (
+        challenge_message(catalog().get("strict-father"), RULE, "抖音", excess=True)
+        == "本周紧急解锁已超额度。说说打开抖音的理由。"
+    )
+
+
+def test_the_new_templates_fit_with_the_largest_fills_and_the_versions_moved():
+    assert LARGEST_FILLS["minutes_left"] == 120
+    for key in SPEC_TEMPLATES:
+        persona = catalog().get(key)
+        assert len(delayed_message(persona, 120)) <= MESSAGE_LIMIT
+        assert persona.version >= 2
+    assert persona_config().human_version == "2026.11.2"
+
+
 def test_fit_refuses_a_template_that_cannot_fit():
     with pytest.raises(ValueError, match="cannot fit"):
         fit("长" * 61, {}, 60)
@@ -109,6 +187,12 @@ def _valid():
     ("mutate", "message"),
     [
         (lambda p: p["templates"].pop("delay"), "missing templates"),
+        (lambda p: p["templates"].pop("emergency"), "missing templates"),
+        (
+            lambda p: p["templates"].update(emergency="别急，{{app_display_name}}"),
+            "unknown ['app_display_name']",
+        ),
+        (lambda p: p["templates"].update(delayed="还剩{{minutes_left}}分钟" + "等" * 55), "exceeds 60"),
         (lambda p: p["templates"].update(deny="先{{homework}}"), "unknown ['homework']"),
         (lambda p: p["templates"].update(deny="先{{top_count}}"), "unknown ['top_count']"),
         (lambda p: p["templates"].update(farewell="再见"), "unexpected template 'farewell'"),

@@ -1,7 +1,10 @@
-"""Bilingual keyword lists and the matcher behind the offline classifier and the urgent-keyword rule.
+"""Bilingual category keywords, and the phrase matcher they share with the urgency lexicon.
 
-Chinese keywords match as substrings (Chinese has no spaces between words); English keywords
-match whole words, case-insensitively, so that "test" does not fire inside "latest".
+Chinese phrases match as substrings (Chinese has no spaces between words); English phrases match
+whole words, case-insensitively, so that "test" does not fire inside "latest". An all-capitals
+phrase ("ER") matches only in capitals: "er, just bored" is a hesitation, not a ward. The spaces
+of an English phrase match any run of whitespace. A phrase is English when it is all ASCII; a
+mixed one ("打120") matches as a substring.
 """
 
 from __future__ import annotations
@@ -12,50 +15,6 @@ from dataclasses import dataclass
 from functools import cache
 
 from intercept_session.engine.model import Category
-
-# The spec's three urgent keywords come first; the rest extend them to real emergencies only
-# (injury, fire, police, ambulance), never to mere urgency such as "急着回消息".
-URGENT_KEYWORDS: tuple[str, ...] = (
-    "火警",
-    "医院",
-    "emergency",
-    "火灾",
-    "着火",
-    "失火",
-    "急诊",
-    "救护车",
-    "抢救",
-    "急救",
-    "报警",
-    "车祸",
-    "受伤",
-    "流血",
-    "出血",
-    "昏迷",
-    "晕倒",
-    "中毒",
-    "过敏性休克",
-    "心脏病",
-    "打120",
-    "打110",
-    "打119",
-    "紧急情况",
-    "hospital",
-    "ambulance",
-    "fire alarm",
-    "on fire",
-    "house fire",
-    "car accident",
-    "injured",
-    "bleeding",
-    "unconscious",
-    "overdose",
-    "call 911",
-    "dial 911",
-    "police",
-    "urgent care",
-    "ER",
-)
 
 CATEGORY_KEYWORDS: dict[Category, tuple[str, ...]] = {
     Category.WORK: (
@@ -165,70 +124,76 @@ CATEGORY_KEYWORDS: dict[Category, tuple[str, ...]] = {
     ),
 }
 
-_NEGATIONS_ZH = ("不是", "没有", "并非", "不算", "不用去", "没去")
-_NEGATIONS_EN = ("not", "no", "isn't", "wasn't", "never", "non")
-_ASCII_WORD = re.compile(r"^[\x00-\x7f]+$")
+_ASCII = re.compile(r"^[\x00-\x7f]+$")
+_EDGE = "A-Za-z0-9"
 
 
 @dataclass(frozen=True)
-class _Matcher:
-    """Chinese keywords as plain substrings; English ones in one compiled alternation."""
+class Hit:
+    """One occurrence of a phrase: the phrase as listed (not as typed) and its span in the text."""
+
+    phrase: str
+    start: int
+    end: int
+
+    def overlaps(self, other: Hit) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class PhraseMatcher:
+    """Chinese phrases as plain substrings; English ones in one compiled alternation."""
 
     chinese: tuple[str, ...]
     english: re.Pattern[str] | None
-    by_lower: dict[str, str]
+    by_spelling: dict[str, str]
+
+
+def _english_pattern(phrase: str) -> str:
+    body = r"\s+".join(re.escape(word) for word in phrase.split())
+    if not phrase.isupper():
+        body = f"(?i:{body})"
+    # Word edges only where the phrase starts or ends with a letter or digit ("911", not "!").
+    before = rf"(?<![{_EDGE}])" if phrase[0].isalnum() else ""
+    after = rf"(?![{_EDGE}])" if phrase[-1].isalnum() else ""
+    return f"{before}{body}{after}"
+
+
+def _spelling(text: str) -> str:
+    return " ".join(text.split()).lower()
 
 
 @cache
-def _matcher(keywords: tuple[str, ...]) -> _Matcher:
-    english = [keyword for keyword in keywords if _ASCII_WORD.match(keyword)]
-    alternatives = [
-        # "ER" is only meaningful in capitals; every other English keyword ignores case.
-        re.escape(keyword) if keyword.isupper() else f"(?i:{re.escape(keyword)})"
-        for keyword in sorted(english, key=len, reverse=True)
-    ]
-    regex = re.compile(rf"(?<![A-Za-z0-9])(?:{'|'.join(alternatives)})(?![A-Za-z0-9])") if english else None
-    return _Matcher(
-        chinese=tuple(keyword for keyword in keywords if keyword not in english),
-        english=regex,
-        by_lower={keyword.lower(): keyword for keyword in english if not keyword.isupper()}
-        | {keyword: keyword for keyword in english if keyword.isupper()},
+def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
+    english = [phrase for phrase in phrases if _ASCII.match(phrase)]
+    # Longest first, so that "right now" is reported rather than "now" inside it.
+    alternatives = [_english_pattern(phrase) for phrase in sorted(english, key=len, reverse=True)]
+    return PhraseMatcher(
+        chinese=tuple(phrase for phrase in phrases if not _ASCII.match(phrase)),
+        english=re.compile("|".join(alternatives)) if english else None,
+        # Capitals-only phrases are spelled exactly; the others in lower case.
+        by_spelling={phrase if phrase.isupper() else _spelling(phrase): phrase for phrase in english},
     )
 
 
-def _negated(text: str, start: int) -> bool:
-    # Only the same clause counts: "No, hospital now!" is not a negated emergency.
-    before = re.split(r"[,.!?;:，。！？；：]", text[max(0, start - 16) : start])[-1]
-    if any(negation in before[-4:] for negation in _NEGATIONS_ZH):
-        return True
-    words = re.findall(r"[A-Za-z']+", before.lower())[-2:]
-    return any(word in _NEGATIONS_EN for word in words)
-
-
-def _hits(text: str, matcher: _Matcher) -> list[tuple[str, int]]:
-    """(keyword, position) for every occurrence, Chinese and English alike."""
+def find(text: str, matcher: PhraseMatcher) -> list[Hit]:
+    """Every occurrence, Chinese and English alike, in text order."""
     hits = []
-    for keyword in matcher.chinese:
-        position = text.find(keyword)
+    for phrase in matcher.chinese:
+        position = text.find(phrase)
         while position >= 0:
-            hits.append((keyword, position))
-            position = text.find(keyword, position + 1)
+            hits.append(Hit(phrase, position, position + len(phrase)))
+            position = text.find(phrase, position + 1)
     if matcher.english is not None:
-        for hit in matcher.english.finditer(text):
-            word = hit.group(0)
-            hits.append((matcher.by_lower.get(word.lower(), matcher.by_lower.get(word, word)), hit.start()))
-    return hits
+        for match in matcher.english.finditer(text):
+            typed = match.group(0)
+            phrase = matcher.by_spelling.get(typed) or matcher.by_spelling[_spelling(typed)]
+            hits.append(Hit(phrase, match.start(), match.end()))
+    return sorted(hits, key=lambda hit: (hit.start, -hit.end))
 
 
-def matches(text: str, keywords: Iterable[str], *, skip_negated: bool = False) -> list[str]:
+def matches(text: str, keywords: Iterable[str]) -> list[str]:
     """The distinct keywords present (each once), in list order."""
     order = tuple(keywords)
-    found = {
-        keyword for keyword, at in _hits(text, _matcher(order)) if not (skip_negated and _negated(text, at))
-    }
+    found = {hit.phrase for hit in find(text, phrase_matcher(order))}
     return [keyword for keyword in order if keyword in found]
-
-
-def urgent_keywords(text: str) -> list[str]:
-    """The urgent keywords present and not negated ("这不是紧急情况" does not count)."""
-    return matches(text, URGENT_KEYWORDS, skip_negated=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from intercept_session.engine.model import RecommendedAction, RuleContext, Verdict
-from intercept_session.personas import MESSAGE_LIMIT, Persona
+from intercept_session.personas import MAX_DELAY_MINUTES, MESSAGE_LIMIT, Persona
 from persona_rails.templates import fit
 
 # Free text may be shortened to fit; numbers never are.
@@ -30,11 +30,28 @@ def _fills(rule: RuleContext, app_display_name: str) -> dict[str, object]:
     }
 
 
-def challenge_message(persona: Persona, rule: RuleContext, app_display_name: str) -> str:
-    return fit(persona.templates["challenge"], _fills(rule, app_display_name), MESSAGE_LIMIT, _SHRINKABLE)
+def challenge_message(
+    persona: Persona, rule: RuleContext, app_display_name: str, *, excess: bool = False
+) -> str:
+    """`excess`: the user's last emergency unlock went past their weekly allowance, and the
+    challenge says so, kindly but plainly."""
+    name = "challenge_excess" if excess else "challenge"
+    return fit(persona.templates[name], _fills(rule, app_display_name), MESSAGE_LIMIT, _SHRINKABLE)
 
 
 def verdict_message(persona: Persona, verdict: Verdict, rule: RuleContext) -> str:
     return fit(
         persona.templates[verdict.value], _fills(rule, rule.app_display_name), MESSAGE_LIMIT, _SHRINKABLE
     )
+
+
+def emergency_message(persona: Persona) -> str:
+    """What an emergency allow says instead of the allow template: care, with no reproach."""
+    return fit(persona.templates["emergency"], {}, MESSAGE_LIMIT)
+
+
+def delayed_message(persona: Persona, minutes_left: int) -> str:
+    """A start before an accepted delay ends. Minutes are shown rounded up by the caller; a value
+    outside 1..MAX_DELAY_MINUTES (a clock skew, a rounding edge) is clamped, never an error."""
+    minutes = min(max(minutes_left, 1), MAX_DELAY_MINUTES)
+    return fit(persona.templates["delayed"], {"minutes_left": minutes}, MESSAGE_LIMIT)

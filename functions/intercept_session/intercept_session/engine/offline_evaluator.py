@@ -1,6 +1,7 @@
 """The deterministic evaluator: used when no LLM is configured and whenever the LLM fails.
 
-Category: bilingual keyword scores (urgent keywords weigh 3, others 1). Verdict: from the
+Category: bilingual keyword scores (urgent mentions weigh 3, others 1; a mention that is not
+urgent, such as "我在医院上班", scores nothing, see docs/emergencies.md). Verdict: from the
 category, the rule's trigger and how specific the reason is. Confidence: calibrated on the
 evidence, 0.5 plus up to 0.4 for the margin between the top two categories and 0.05 for a
 specific reason, so a lone weak keyword reads ~0.6 and a clear-cut reason ~0.9.
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from intercept_session.engine.keywords import CATEGORY_KEYWORDS, matches, urgent_keywords
+from intercept_session.engine.keywords import CATEGORY_KEYWORDS, matches
 from intercept_session.engine.model import Category, Evaluation, EvaluationInput, Trigger, Verdict
+from intercept_session.engine.urgency import UrgencyRules, urgent_keywords
 
 URGENT_WEIGHT = 3.0
 # Numbers, clock times and durations ("10分钟", "3点", "5 min", "by 4pm") make a reason concrete.
@@ -22,15 +24,15 @@ _SPECIFIC = re.compile(
 _SPECIFIC_MIN_LENGTH = 16
 
 
-def category_scores(text: str) -> dict[Category, float]:
+def category_scores(text: str, urgency: UrgencyRules) -> dict[Category, float]:
     scores = {category: float(len(matches(text, words))) for category, words in CATEGORY_KEYWORDS.items()}
-    scores[Category.EMERGENCY] = URGENT_WEIGHT * len(urgent_keywords(text))
+    scores[Category.EMERGENCY] = URGENT_WEIGHT * len(urgent_keywords(text, urgency))
     return scores
 
 
-def classify(text: str) -> tuple[Category, float]:
+def classify(text: str, urgency: UrgencyRules) -> tuple[Category, float]:
     """The top category and the evidence margin (0..1) over the runner-up."""
-    scores = category_scores(text)
+    scores = category_scores(text, urgency)
     # Ties resolve in a fixed order: the more serious reading first.
     order = [Category.EMERGENCY, Category.WORK, Category.STUDY, Category.MENTAL_BREAK]
     ranked = sorted(order, key=lambda category: -scores[category])
@@ -61,9 +63,9 @@ def _verdict(category: Category, trigger: Trigger, specific: bool) -> tuple[Verd
     return Verdict.DENY, "no recognisable need that outweighs the rule"
 
 
-def evaluate_offline(request: EvaluationInput) -> Evaluation:
+def evaluate_offline(request: EvaluationInput, urgency: UrgencyRules) -> Evaluation:
     text = request.full_text
-    category, margin = classify(text)
+    category, margin = classify(text, urgency)
     specific = is_specific(request.reason_text)
     verdict, why = _verdict(category, request.trigger, specific)
     if category is Category.OTHER:

@@ -1,8 +1,9 @@
 """One evaluation turn, decided purely from its inputs: what replaying a stored turn recomputes.
 
 The verdict comes from the LLM's reply when one was used (`from_llm_reply`), else from the
-offline evaluator; the spec's heuristics follow either way, then the persona's message for the
-verdict. No I/O, no clock, no configuration read here: the persona is an argument.
+offline evaluator; the spec's heuristics follow either way, then the persona's message: the
+emergency line when the heuristics found an urgent mention, else the verdict's template. No I/O,
+no clock, no configuration read here: the persona and the urgency rules are arguments.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from intercept_session.engine.heuristics import apply_heuristics
-from intercept_session.engine.messages import RECOMMENDED_ACTION, verdict_message
+from intercept_session.engine.messages import RECOMMENDED_ACTION, emergency_message, verdict_message
 from intercept_session.engine.model import (
     Category,
     Evaluation,
@@ -24,11 +25,13 @@ from intercept_session.engine.model import (
     Verdict,
 )
 from intercept_session.engine.offline_evaluator import evaluate_offline
+from intercept_session.engine.urgency import UrgencyRules
 from intercept_session.personas import Persona
 
-# Bump when a change here (or in the heuristics, keywords, offline evaluator or messages) can
-# change what a stored turn would be decided as: replays then say which engine decided it.
-ENGINE_VERSION = "intercept-turn/1"
+# Bump when a change here (or in the heuristics, keywords, urgency rule, offline evaluator or
+# messages) can change what a stored turn would be decided as: replays then say which engine
+# decided it. /2: the urgency rule (docs/emergencies.md) and the emergency line.
+ENGINE_VERSION = "intercept-turn/2"
 JUSTIFICATION_LIMIT = 300
 STORED_JUSTIFICATION_LIMIT = 600
 
@@ -74,13 +77,17 @@ class TurnDecision:
         }
 
 
-def decide_turn(request: EvaluationInput, persona: Persona, llm_answer: Evaluation | None) -> TurnDecision:
-    evaluation = llm_answer if llm_answer is not None else evaluate_offline(request)
-    final = apply_heuristics(evaluation, request.full_text, request.override_count_today)
+def decide_turn(
+    request: EvaluationInput, persona: Persona, llm_answer: Evaluation | None, urgency: UrgencyRules
+) -> TurnDecision:
+    evaluation = llm_answer if llm_answer is not None else evaluate_offline(request, urgency)
+    final = apply_heuristics(evaluation, request.full_text, request.override_count_today, urgency)
     verdict = final.verdict
     return TurnDecision(
         evaluation=final,
-        persona_response=verdict_message(persona, verdict, request.rule),
+        persona_response=(
+            emergency_message(persona) if final.emergency else verdict_message(persona, verdict, request.rule)
+        ),
         recommended_action=RECOMMENDED_ACTION[verdict],
         delay_minutes=request.rule.delay_minutes if verdict is Verdict.DELAY else None,
     )

@@ -1,0 +1,36 @@
+"""The urgency lexicon (`config/urgency-lexicon.json`): validated, versioned and compiled once per
+cold start (the handler calls `urgency_rules()` at init); the engine receives the compiled rules
+as an argument. The rule itself is docs/emergencies.md.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from intercept_session.engine.urgency import UrgencyLexicon, UrgencyRules, compile_rules
+from persona_rails.chinese import simplified_table, to_simplified
+from persona_rails.config import Artifact, ConfigError, load_artifact
+
+LEXICON_FILE = Path(__file__).with_name("config") / "urgency-lexicon.json"
+
+
+def load_lexicon(path: Path = LEXICON_FILE) -> Artifact[UrgencyLexicon]:
+    artifact = load_artifact(path, UrgencyLexicon)
+    # The text is matched as Simplified Chinese: a Traditional phrase could never match.
+    for json_path, phrase in artifact.value.phrases():
+        if to_simplified(phrase) != phrase:
+            raise ConfigError(
+                path, json_path, f"write '{phrase}' in Simplified Chinese: '{to_simplified(phrase)}'"
+            )
+    return artifact
+
+
+@cache
+def urgency_config() -> Artifact[UrgencyLexicon]:
+    return load_lexicon()
+
+
+@cache
+def urgency_rules() -> UrgencyRules:
+    return compile_rules(urgency_config().value, simplified_table())
