@@ -82,6 +82,13 @@ GRANT SELECT ON public.intercept_user_clock TO authenticated;
 GRANT INSERT, UPDATE ON public.intercept_user_clock TO persona_rails_function;
 GRANT ALL ON public.intercept_user_clock TO service_role;
 
+-- Existing users keep the day they had: their home offset (the first session's) until a start
+-- reports another one.
+INSERT INTO public.intercept_user_clock (user_id, utc_offset_minutes)
+SELECT DISTINCT ON (s.user_id) s.user_id, s.utc_offset_minutes
+FROM public.intercept_sessions s
+ORDER BY s.user_id, s.created_at, s.id;
+
 -- 5. What each session decided beyond the spec's fields.
 ALTER TABLE public.intercept_sessions
   -- The countdown the dialog was shown (20 s unless the rule escalates friction).
@@ -287,7 +294,8 @@ $$;
 
 -- The week's emergency unlocks and the allowance, under the clock row's lock (see
 -- intercept_observe_offset), so two emergency decisions at once cannot both be the last free one.
-CREATE FUNCTION public.intercept_emergency_budget(p_now timestamptz DEFAULT clock_timestamp())
+CREATE FUNCTION public.intercept_emergency_budget(p_offset_minutes integer,
+                                                  p_now timestamptz DEFAULT clock_timestamp())
 RETURNS TABLE (day_end timestamptz, emergencies_this_week integer, emergency_allowance integer)
 LANGUAGE plpgsql VOLATILE SECURITY INVOKER
 SET search_path = ''
@@ -297,7 +305,7 @@ DECLARE
   v_day record;
 BEGIN
   PERFORM 1 FROM public.intercept_user_clock c WHERE c.user_id = v_user FOR UPDATE;
-  SELECT * INTO v_day FROM public.intercept_local_day(0, p_now) d;
+  SELECT * INTO v_day FROM public.intercept_local_day(p_offset_minutes, p_now) d;
   RETURN QUERY SELECT v_day.day_end,
     (SELECT count(*) FROM public.intercept_sessions s
       WHERE s.user_id = v_user AND s.unlock_kind = 'emergency'
@@ -401,7 +409,7 @@ REVOKE ALL ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, intege
   public.intercept_local_day(integer, timestamptz),
   public.intercept_observe_offset(integer, timestamptz),
   public.intercept_start_context(uuid, text, integer, timestamptz),
-  public.intercept_emergency_budget(timestamptz),
+  public.intercept_emergency_budget(integer, timestamptz),
   public.intercept_completed_event(uuid, uuid),
   public.intercept_close_abandoned(integer, integer)
   FROM PUBLIC, anon;
@@ -412,6 +420,6 @@ GRANT EXECUTE ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, int
   public.intercept_completed_event(uuid, uuid)
   TO authenticated, service_role;
 GRANT EXECUTE ON FUNCTION public.intercept_observe_offset(integer, timestamptz),
-  public.intercept_emergency_budget(timestamptz),
+  public.intercept_emergency_budget(integer, timestamptz),
   public.intercept_close_abandoned(integer, integer)
   TO persona_rails_function, service_role;

@@ -21,37 +21,43 @@ from intercept_session.schemas import (
     DecisionResult,
     ReasonRequest,
     SessionOut,
-    SessionStarted,
+    StartAnswer,
     StartSessionRequest,
     TurnResult,
 )
 from persona_rails.http.dependencies import DbDep, LlmDep, Token, UserOrService, acting_for
 from persona_rails.http.openapi import errors
+from persona_rails.settings import InterceptSettings, cached_settings
 
 router = APIRouter(prefix="/intercept-session")
 
 
 @router.post(
     "",
-    response_model=SessionStarted,
+    response_model=StartAnswer,
     status_code=status.HTTP_201_CREATED,
     responses={
-        **errors(400, 401, 403, 404, 409, 422),
-        200: {"model": SessionStarted, "description": "A retry of a session already started"},
+        **errors(400, 401, 403, 404, 409, 413, 422),
+        200: {
+            "model": StartAnswer,
+            "description": "No new dialog: a retry of a session already started, the app is still unlocked"
+            " (`state: unlocked`), or an accepted delay is still running (`state: delayed`)",
+        },
     },
 )
 async def start_session(
     body: StartSessionRequest, token: Token, db: DbDep, response: Response
-) -> SessionStarted:
+) -> StartAnswer:
     caller = acting_for(token, body.user_id)
-    started, created = service.start_session(db, caller, body, datetime.now(UTC))
+    grace = cached_settings(InterceptSettings).abandon_grace_seconds
+    answer, created = service.start_session(db, caller, body, datetime.now(UTC), grace_seconds=grace)
     if not created:
         response.status_code = status.HTTP_200_OK
-    return started
+    return answer
 
 
 @router.post(
-    "/{session_id}/reason", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 422)
+    "/{session_id}/reason", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 413, 422)
 )
 async def submit_reason(
     session_id: UUID, body: ReasonRequest, caller: UserOrService, db: DbDep, llm: LlmDep
@@ -60,7 +66,7 @@ async def submit_reason(
 
 
 @router.post(
-    "/{session_id}/appeal", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 422)
+    "/{session_id}/appeal", response_model=TurnResult, responses=errors(400, 401, 403, 404, 409, 413, 422)
 )
 async def submit_appeal(
     session_id: UUID, body: AppealRequest, caller: UserOrService, db: DbDep, llm: LlmDep
@@ -69,7 +75,9 @@ async def submit_appeal(
 
 
 @router.post(
-    "/{session_id}/decision", response_model=DecisionResult, responses=errors(400, 401, 403, 404, 409, 422)
+    "/{session_id}/decision",
+    response_model=DecisionResult,
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
 )
 async def record_decision(
     session_id: UUID, body: DecisionRequest, caller: UserOrService, db: DbDep
@@ -80,3 +88,8 @@ async def record_decision(
 @router.get("/{session_id}", response_model=SessionOut, responses=errors(401, 403, 404, 422))
 async def get_session(session_id: UUID, caller: UserOrService, db: DbDep) -> SessionOut:
     return service.get_session(db, caller, str(session_id))
+
+
+from intercept_session.data_rights_api import router as data_rights_router  # noqa: E402 - with its include
+
+router.include_router(data_rights_router)

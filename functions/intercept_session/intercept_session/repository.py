@@ -71,9 +71,14 @@ def start_context(rule_id: str, app_identifier: str, offset_minutes: int) -> Sta
     )
 
 
-def emergency_budget() -> Statement:
-    """The local day's end and the week's emergency unlocks, under the user's clock lock."""
-    return ("SELECT * FROM public.intercept_emergency_budget()", {})
+def emergency_budget(session_id: str) -> Statement:
+    """The local day's end and the week's emergency unlocks, under the user's clock lock (a user
+    without a clock row yet is at the session's offset)."""
+    return (
+        "SELECT * FROM public.intercept_emergency_budget(COALESCE((SELECT s.utc_offset_minutes::integer"
+        " FROM public.intercept_sessions s WHERE s.id = CAST(:id AS uuid)), 0))",
+        {"id": session_id},
+    )
 
 
 def closing_time(session_id: str) -> Statement:

@@ -425,7 +425,7 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
         sessions, turns, budgets, times = tx.batch(
             repository.session(session_id, lock="update"),
             repository.turns(session_id),
-            repository.emergency_budget(),
+            repository.emergency_budget(session_id),
             repository.closing_time(session_id),
         )
         session = _found_session(sessions, session_id)

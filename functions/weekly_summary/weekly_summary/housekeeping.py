@@ -12,8 +12,8 @@ from persona_rails.db import Database
 from persona_rails.observability import logger
 from persona_rails.settings import InterceptSettings
 
-# One statement closes at most this many dialogs; the loop runs until none is left.
-ABANDONED_PER_STATEMENT = 5000
+# One statement closes (or purges) at most this many sessions; the loop runs until none is left.
+PER_STATEMENT = 5000
 
 
 @dataclass(frozen=True)
@@ -25,23 +25,31 @@ class Housekeeping:
         return {"abandoned_closed": self.abandoned_closed, "reasons_purged": self.reasons_purged}
 
 
-def run_housekeeping(db: Database, settings: InterceptSettings) -> Housekeeping:
-    closed = 0
+def _until_done(db: Database, sql: str, **params: int) -> int:
+    """Run a batched chore until a batch comes back short: each batch is its own transaction,
+    so a large first backlog never holds locks or a snapshot for long."""
+    done = 0
     while True:
         with db.as_service() as tx:
-            row = tx.one(
-                "SELECT public.intercept_close_abandoned(:grace, :limit) AS n",
-                grace=settings.abandon_grace_seconds,
-                limit=ABANDONED_PER_STATEMENT,
-            )
+            row = tx.one(sql, limit=PER_STATEMENT, **params)
         batch = int(row["n"]) if row else 0
-        closed += batch
-        if batch < ABANDONED_PER_STATEMENT:
-            break
-    with db.as_service() as tx:
-        row = tx.one(
-            "SELECT public.intercept_purge_reasons(:days) AS n", days=settings.reason_retention_days
-        )
-    report = Housekeeping(abandoned_closed=closed, reasons_purged=int(row["n"]) if row else 0)
+        done += batch
+        if batch < PER_STATEMENT:
+            return done
+
+
+def run_housekeeping(db: Database, settings: InterceptSettings) -> Housekeeping:
+    report = Housekeeping(
+        abandoned_closed=_until_done(
+            db,
+            "SELECT public.intercept_close_abandoned(:grace, :limit) AS n",
+            grace=settings.abandon_grace_seconds,
+        ),
+        reasons_purged=_until_done(
+            db,
+            "SELECT public.intercept_purge_reasons(:days, :limit) AS n",
+            days=settings.reason_retention_days,
+        ),
+    )
     logger.info("housekeeping finished", extra=report.as_dict())
     return report

@@ -23,6 +23,8 @@ BUDGETS = {
     "POST /intercept-session/{session_id}/appeal": 2,  # the same as a reason
     "POST /intercept-session/{session_id}/decision": 4,  # lock+read, close+turns, event, COMMIT
     "GET /intercept-session/{session_id}": 1,  # one whole transaction
+    "GET /intercept-session/me/history": 1,  # one statement builds the page, in one whole transaction
+    "DELETE /intercept-session/me/history": 1,  # locks, then every delete, in one whole transaction
 }
 
 
@@ -56,6 +58,11 @@ def test_every_route_stays_within_its_round_trip_budget(api, users, round_trip_p
     count("POST /intercept-session/{session_id}/appeal", lambda: appeal(api, user, sid))
     count("POST /intercept-session/{session_id}/decision", lambda: decide(api, user, sid, "comply"))
     count("GET /intercept-session/{session_id}", lambda: api.get(f"/intercept-session/{sid}", user.token))
+    count("GET /intercept-session/me/history", lambda: api.get("/intercept-session/me/history", user.token))
+    count(
+        "DELETE /intercept-session/me/history",
+        lambda: api.request("DELETE", "/intercept-session/me/history", user.token),
+    )
 
     declared = {route.route_key for route in functions()[FUNCTION_ID].routes}
     assert set(measured) == declared == set(BUDGETS), (

@@ -1,0 +1,577 @@
+"""Data rights, end to end through the Lambda handler and the embedded Postgres: a user exports
+and deletes their whole interception history, and raw reasons are purged after the retention
+period while everything a weekly summary counts stays.
+
+The database is shared by the whole test session, so every assertion is about this test's own
+users; the purge is global by design and is only ever asked about them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from intercept_session import data_rights
+from intercept_session.replay import replay as replay_record
+from persona_rails.db import DbError
+from persona_rails.decisions import DecisionRecord, NotReplayable
+from persona_rails_dev.replay import replay as rails_replay
+from persona_rails_dev.template import functions
+from tests.support.api import ApiClient, Reply, load_event, trigger_payload
+from tests.support.dialog import BORED, OTHER, WORK_APPEAL, appeal, decide, reason, start
+from tests.support.fake_openai import json_content
+from tests.support.fixtures import TEST_JWT_SECRET
+from tests.support.history import CATEGORY_REASONS, add_session, at, summary_of
+from tests.support.users import AppUser, UserFactory, service_token
+from weekly_summary.schemas import RunRequest
+from weekly_summary.service import run_weekly
+from weekly_summary.settings import WeeklySettings
+
+pytestmark = pytest.mark.integration
+
+HISTORY = "/intercept-session/me/history"
+EMERGENCY_REASON = "楼下着火了，我要马上联系物业和消防"
+LLM_JUSTIFICATION = "用户说“就是有点无聊”，没有具体需要"
+# Lambda refuses an answer over 6 MB (the whole JSON it returns, headers and escapes included).
+LAMBDA_ANSWER_LIMIT = 6 * 1024 * 1024
+# What the owner of the tables sees of a user's history, table by table (no RLS).
+HISTORY_TABLES = {
+    "sessions": "intercept_sessions",
+    "turns": "intercept_turns",
+    "events": "analytics_events",
+    "decision_records": "decision_records",
+    "weekly_summaries": "weekly_summaries",
+    "settings": "intercept_user_settings",
+    "clock": "intercept_user_clock",
+}
+
+
+def delete(api: ApiClient, token: str, query: str = "") -> Reply:
+    return api.request("DELETE", HISTORY + query, token)
+
+
+def stored(db: Any, user_id: str) -> dict[str, int]:
+    with db.as_owner() as tx:
+        return {
+            kind: int(
+                tx.one(
+                    f"SELECT count(*) AS n FROM public.{table} WHERE user_id = CAST(:u AS uuid)", u=user_id
+                )["n"]
+            )
+            for kind, table in HISTORY_TABLES.items()
+        }
+
+
+def owner_rows(db: Any, table: str, user_id: str, order: str = "id") -> list[dict[str, Any]]:
+    with db.as_owner() as tx:
+        return tx.rows(
+            f"SELECT * FROM public.{table} WHERE user_id = CAST(:u AS uuid) ORDER BY {order}", u=user_id
+        )
+
+
+def set_allowance(db: Any, user: AppUser, allowance: int) -> None:
+    # Settings are the app's to write, through PostgREST, as `authenticated`.
+    with db.transaction("authenticated", user.claims) as tx:
+        tx.execute(
+            "INSERT INTO public.intercept_user_settings (user_id, emergency_allowance_per_week)"
+            " VALUES (CAST(:u AS uuid), :n)",
+            u=user.id,
+            n=allowance,
+        )
+
+
+def summarize(db: Any, user_id: str, week_start: date) -> dict[str, Any]:
+    settings = WeeklySettings.from_env(PERSONA_RAILS_WEEKLY_LLM_INSIGHTS=False)
+    run_weekly(db, settings, RunRequest(week=week_start.isoformat(), user_id=user_id), datetime.now(UTC))
+    summary = summary_of(db, user_id, week_start)
+    assert summary is not None
+    return {key: value for key, value in summary.items() if key != "generated_at"}
+
+
+def with_history(api: ApiClient, users: UserFactory, db: Any) -> AppUser:
+    """A user with one of everything: a dialog with a reason, an appeal and an emergency decision
+    (through the API), an unfinished dialog, two seeded past weeks, a summary, settings."""
+    user = users.create()
+    rule = users.rule(user)
+    sid = start(api, user, rule)
+    assert reason(api, user, sid, OTHER).status == 200
+    assert appeal(api, user, sid, WORK_APPEAL).status == 200
+    closed = decide(api, user, sid, "emergency", emergency_reason=EMERGENCY_REASON)
+    assert closed.status == 200, closed.body
+    # Another app: the emergency left the first one unlocked, and a start there opens no dialog.
+    start(api, user, users.rule(user, app_identifier="com.tencent.mm", app_display_name="微信"))
+    monday = date(2025, 6, 2)
+    add_session(db, user.id, local_start=at(monday, 9), category="work", appeal=True)
+    add_session(db, user.id, local_start=at(monday + timedelta(days=8), 21), category="other", decision=None)
+    summarize(db, user.id, monday)
+    set_allowance(db, user, 5)
+    return user
+
+
+# -- export ------------------------------------------------------------------------------------
+
+
+def test_the_export_holds_the_whole_history_of_the_caller_and_nothing_of_anyone_else(api, users, db):
+    alice, bob = with_history(api, users, db), with_history(api, users, db)
+
+    reply = api.get(HISTORY, alice.token)
+
+    assert reply.status == 200, reply.body
+    export = reply.body
+    assert export["format_version"] == 1
+    assert export["user_id"] == alice.id
+    assert export["next_cursor"] is None
+    datetime.fromisoformat(export["exported_at"])
+    sessions = owner_rows(db, "intercept_sessions", alice.id, "created_at, id")
+    assert [s["id"] for s in export["sessions"]] == [str(s["id"]) for s in sessions]
+    turns = owner_rows(db, "intercept_turns", alice.id)
+    exported_turns = [turn for session in export["sessions"] for turn in session["turns"]]
+    assert sorted(t["id"] for t in exported_turns) == sorted(str(t["id"]) for t in turns)
+    # Each turn sits under its own session, with every column, its text included.
+    for session in export["sessions"]:
+        assert all(turn["session_id"] == session["id"] for turn in session["turns"])
+    assert OTHER in [t["reason_text"] for t in exported_turns]
+    assert WORK_APPEAL in [t["reason_text"] for t in exported_turns]
+    decided = next(s for s in export["sessions"] if s["emergency_reason"])
+    assert decided["emergency_reason"] == EMERGENCY_REASON
+    assert {e["id"] for e in export["events"]} == {
+        e["id"] for e in owner_rows(db, "analytics_events", alice.id)
+    }
+    (completed,) = [e for e in export["events"] if e["name"] == "interception.dialog_completed"]
+    assert completed["subject_id"] == decided["id"]
+    assert completed["properties"]["emergency_reason"] == EMERGENCY_REASON
+    records = owner_rows(db, "decision_records", alice.id)
+    assert len(records) == 2
+    assert sorted(r["id"] for r in export["decision_records"]) == sorted(str(r["id"]) for r in records)
+    assert [w["week_start"] for w in export["weekly_summaries"]] == ["2025-06-02"]
+    assert export["settings"]["emergency_allowance_per_week"] == 5
+    assert export["clock"]["user_id"] == alice.id
+    assert [r["id"] for r in export["rules"]] == [
+        str(r["id"]) for r in owner_rows(db, "rules", alice.id, "created_at, id")
+    ]
+    # Not one of Bob's ids (his user id is in every row of his).
+    assert bob.id not in json.dumps(export)
+
+
+def test_a_service_role_caller_exports_the_user_it_names(api, users, db):
+    alice = with_history(api, users, db)
+    backend = service_token(TEST_JWT_SECRET)
+
+    as_backend = api.get(f"{HISTORY}?user_id={alice.id}", backend)
+    as_alice = api.get(HISTORY, alice.token)
+
+    assert as_backend.status == 200, as_backend.body
+    assert as_backend.body["user_id"] == alice.id
+    assert as_backend.body["sessions"] == as_alice.body["sessions"]
+    unnamed = api.get(HISTORY, backend)
+    assert (unnamed.status, unnamed.error["field"]) == (422, "user_id")
+    stranger = users.create()
+    foreign = api.get(f"{HISTORY}?user_id={stranger.id}", alice.token)
+    assert (foreign.status, foreign.error["code"]) == (403, "user_mismatch")
+
+
+def test_a_long_history_comes_in_pages_that_add_up_to_all_of_it(api, users, db):
+    user = users.create()
+    monday = date(2025, 9, 1)
+    seeded = [
+        add_session(db, user.id, local_start=at(monday, 8 + n), category="study", appeal=n % 2 == 0)
+        for n in range(5)
+    ]
+    summarize(db, user.id, monday)
+
+    pages, cursor = [], None
+    while True:
+        query = "?limit=2" + (f"&cursor={cursor}" if cursor else "")
+        reply = api.get(HISTORY + query, user.token)
+        assert reply.status == 200, reply.body
+        pages.append(reply.body)
+        cursor = reply.body["next_cursor"]
+        if cursor is None:
+            break
+
+    assert [len(page["sessions"]) for page in pages] == [2, 2, 1]
+    assert [s["id"] for page in pages for s in page["sessions"]] == seeded
+    assert sum(len(s["turns"]) for page in pages for s in page["sessions"]) == 8
+    # What is not per session comes once, with the first page.
+    assert len(pages[0]["weekly_summaries"]) == 1
+    assert all(page["weekly_summaries"] is None and page["rules"] is None for page in pages[1:])
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?cursor=not-a-cursor", "cursor"),
+        ("?cursor=" + "A" * 201, "cursor"),
+        (
+            "?cursor=" + base64.urlsafe_b64encode(b"v1|2026-11-22T01:30:00+00:00|not-a-uuid").decode(),
+            "cursor",
+        ),
+        (
+            "?cursor=" + base64.urlsafe_b64encode(f"v1|2026-11-22T01:30:00|{uuid.uuid4()}".encode()).decode(),
+            "cursor",
+        ),
+        ("?cursor=%00", "cursor"),
+        ("?limit=0", "limit"),
+        (f"?limit={data_rights.MAX_PAGE_SIZE + 1}", "limit"),
+        ("?limit=ten", "limit"),
+    ],
+)
+def test_a_bad_page_request_is_a_422_naming_the_field(api, users, query, field):
+    user = users.create()
+    reply = api.get(HISTORY + query, user.token)
+    assert reply.status == 422, reply.body
+    assert reply.error["field"] == field
+
+
+def test_no_token_is_a_401_on_both_routes(api):
+    assert api.get(HISTORY, None).status == 401
+    assert delete(api, None).status == 401
+
+
+def test_a_worst_case_page_fits_in_one_lambda_answer(api, users, db):
+    """A full page of sessions at every length limit, as Lambda serializes the answer."""
+    user = users.create()
+    _seed_worst_case_sessions(db, user.id, data_rights.MAX_PAGE_SIZE + 1)
+    event = load_event("intercept-session/export-history.json")
+    event["headers"]["authorization"] = f"Bearer {user.token}"
+    entry = next(m for m in api.mounted if m.route.route_key == event["routeKey"])
+
+    result = entry.invoke(event)
+
+    assert result["statusCode"] == 200
+    page = json.loads(result["body"])
+    assert len(page["sessions"]) == data_rights.MAX_PAGE_SIZE
+    assert page["next_cursor"] is not None
+    size = len(json.dumps(result).encode())
+    assert size < LAMBDA_ANSWER_LIMIT, f"{size} bytes"
+
+
+def _seed_worst_case_sessions(db: Any, user_id: str, count: int) -> None:
+    reason, emergency = "急" * 500, "火" * 500
+    justification, reply = "析" * 600, json.dumps({"justification": "析" * 300, "pad": "x" * 700})
+    with db.as_owner() as tx:
+        tx.execute(
+            """
+            WITH s AS (
+              INSERT INTO public.intercept_sessions (id, user_id, app_identifier, app_display_name, trigger,
+                persona_key, persona_version, client_timestamp, utc_offset_minutes, local_date, state,
+                evaluation_turns, final_verdict, emergency, user_decision, emergency_reason, start_fingerprint,
+                decision_fingerprint, created_at, closed_at)
+              SELECT gen_random_uuid(), CAST(:u AS uuid), repeat('a', 255), repeat('应', 100), 'quota_exceeded',
+                'strict-father', 1, now(), 480, current_date, 'closed', 2, 'allow', true, 'emergency', :emergency,
+                repeat('f', 64), repeat('f', 64), now() - make_interval(secs => n), now()
+              FROM generate_series(1, :count) n
+              RETURNING id, user_id
+            ), t AS (
+              INSERT INTO public.intercept_turns (id, session_id, user_id, turn_no, reason_text, reason_category,
+                ai_verdict, confidence, persona_response, appeal_used, emergency, recommended_action,
+                justification, source, model, latency_ms, override_count_today, streak, text_fingerprint,
+                user_decision)
+              SELECT gen_random_uuid(), s.id, s.user_id, n, :reason, 'emergency', 'allow', 0.9, repeat('回', 60),
+                n = 2, true, 'unlock', :justification, 'llm', repeat('m', 40), 1000, 3, 3, repeat('f', 64),
+                'emergency'
+              FROM s, generate_series(1, 2) n
+              RETURNING id, user_id
+            ), r AS (
+              INSERT INTO public.decision_records (id, user_id, function_name, kind, subject_type, subject_id,
+                engine_version, config_version, inputs, output, source, model, raw_reply)
+              SELECT t.id, t.user_id, 'InterceptSessionFunction', 'intercept.verdict', 'intercept_turn', t.id,
+                'intercept-turn/1', repeat('c', 40),
+                jsonb_build_object('reason_text', :reason, 'rule', jsonb_build_object('summary', repeat('规', 200)),
+                                   'appeal_of', jsonb_build_object('reason_text', :reason, 'verdict', 'deny')),
+                jsonb_build_object('justification', :justification, 'persona_response', repeat('回', 60)),
+                'llm', repeat('m', 40), :reply
+              FROM t
+            )
+            INSERT INTO public.analytics_events (user_id, subject_type, subject_id, name, properties)
+            SELECT s.user_id, 'intercept_session', s.id, 'interception.dialog_completed',
+              jsonb_build_object('reason_text', :reason, 'emergency_reason', :emergency, 'persona_response',
+                repeat('回', 60), 'turns', jsonb_build_array(
+                  jsonb_build_object('reason_text', :reason, 'persona_response', repeat('回', 60)),
+                  jsonb_build_object('reason_text', :reason, 'persona_response', repeat('回', 60))))
+            FROM s
+            """,
+            u=user_id,
+            count=count,
+            reason=reason,
+            emergency=emergency,
+            justification=justification,
+            reply=reply,
+        )
+
+
+# -- delete ------------------------------------------------------------------------------------
+
+
+def test_delete_removes_the_whole_history_and_a_second_delete_finds_nothing(api, users, db):
+    alice, bob = with_history(api, users, db), with_history(api, users, db)
+    before, bobs = stored(db, alice.id), stored(db, bob.id)
+    assert all(before.values()), before
+    sid = str(owner_rows(db, "intercept_sessions", alice.id)[0]["id"])
+    rules = owner_rows(db, "rules", alice.id)
+
+    reply = delete(api, alice.token)
+
+    assert reply.status == 200, reply.body
+    assert reply.body == {"user_id": alice.id, "deleted": before}
+    assert stored(db, alice.id) == dict.fromkeys(HISTORY_TABLES, 0)
+    assert stored(db, bob.id) == bobs
+    # Rules are configuration: they stay, and the app goes on working with them.
+    assert owner_rows(db, "rules", alice.id) == rules
+    assert api.get(f"/intercept-session/{sid}", alice.token).status == 404
+    empty = api.get(HISTORY, alice.token).body
+    assert (empty["sessions"], empty["events"], empty["decision_records"]) == ([], [], [])
+    again = delete(api, alice.token)
+    assert again.status == 200
+    assert again.body == {"user_id": alice.id, "deleted": dict.fromkeys(HISTORY_TABLES, 0)}
+    assert start(api, alice, rules[0])
+
+
+def test_a_service_role_caller_deletes_the_history_of_the_user_it_names(api, users, db):
+    alice, bob = with_history(api, users, db), with_history(api, users, db)
+    bobs = stored(db, bob.id)
+    backend = service_token(TEST_JWT_SECRET)
+
+    assert delete(api, backend).status == 422
+    assert delete(api, alice.token, f"?user_id={bob.id}").status == 403
+    reply = delete(api, backend, f"?user_id={alice.id}")
+
+    assert reply.status == 200, reply.body
+    assert reply.body["deleted"]["sessions"] == 4
+    assert stored(db, alice.id) == dict.fromkeys(HISTORY_TABLES, 0)
+    assert stored(db, bob.id) == bobs
+
+
+def test_rls_lets_nobody_delete_another_users_rows(users, api, db):
+    alice, bob = with_history(api, users, db), with_history(api, users, db)
+    bobs = stored(db, bob.id)
+    # As the function acting for Alice: Bob's rows are invisible, so nothing is deleted.
+    with db.as_user(alice.claims) as tx:
+        for table in HISTORY_TABLES.values():
+            gone = tx.execute(f"DELETE FROM public.{table} WHERE user_id = CAST(:u AS uuid)", u=bob.id)
+            assert gone == 0, table
+    assert stored(db, bob.id) == bobs
+    # With the app's own JWT (PostgREST's `authenticated`), not even one's own history.
+    for table in ("intercept_sessions", "intercept_turns", "analytics_events", "decision_records"):
+        with pytest.raises(DbError) as refused, db.transaction("authenticated", alice.claims) as tx:
+            tx.execute(f"DELETE FROM public.{table} WHERE user_id = CAST(:u AS uuid)", u=alice.id)
+        assert refused.value.sqlstate == "42501", table
+    assert stored(db, alice.id)["sessions"] == 4
+
+
+def test_the_event_fixtures_export_and_delete_the_seeded_users_history(api):
+    exported = api.invoke_event(load_event("intercept-session/export-history.json"))
+    deleted = api.invoke_event(load_event("intercept-session/delete-history.json"))
+
+    seeded_user = "00000000-0000-4000-8000-000000000001"
+    assert (exported.status, exported.body["user_id"]) == (200, seeded_user)
+    assert (deleted.status, deleted.body["user_id"]) == (200, seeded_user)
+    assert set(deleted.body["deleted"]) == set(HISTORY_TABLES)
+
+
+# -- retention purge ---------------------------------------------------------------------------
+
+
+def llm_verdict(verdict: str, category: str) -> Any:
+    return json_content(
+        {
+            "reason_category": category,
+            "verdict": verdict,
+            "confidence": 0.7,
+            "justification": LLM_JUSTIFICATION,
+        }
+    )
+
+
+def age(db: Any, user_id: str, days: int) -> None:
+    """Move all of a user's history `days` into the past, as if it had happened then."""
+    shift = {"u": user_id, "d": days}
+    with db.as_owner() as tx:
+        tx.execute(
+            """
+            UPDATE public.intercept_sessions
+            SET created_at = created_at - make_interval(days => :d), closed_at = closed_at - make_interval(days => :d),
+                client_timestamp = client_timestamp - make_interval(days => :d), local_date = local_date - :d,
+                unlocked_until = unlocked_until - make_interval(days => :d),
+                retry_after = retry_after - make_interval(days => :d)
+            WHERE user_id = CAST(:u AS uuid)
+            """,
+            **shift,
+        )
+        for table, column in (("intercept_turns", "created_at"), ("decision_records", "created_at")):
+            tx.execute(
+                f"UPDATE public.{table} SET {column} = {column} - make_interval(days => :d)"
+                " WHERE user_id = CAST(:u AS uuid)",
+                **shift,
+            )
+
+
+def purge(db: Any, days: int = 90) -> int:
+    with db.as_service() as tx:
+        return int(tx.one("SELECT public.intercept_purge_reasons(:days) AS n", days=days)["n"])
+
+
+def test_the_purge_removes_raw_reasons_and_keeps_what_summaries_count(api, users, db, fake_openai):
+    user = users.create()
+    rule = users.rule(user)
+    fake_openai.script(llm_verdict("deny", "other"), llm_verdict("delay", "work"))
+    old = start(api, user, rule)
+    assert reason(api, user, old, BORED).body["source"] == "llm"
+    assert appeal(api, user, old, WORK_APPEAL).body["source"] == "llm"
+    assert decide(api, user, old, "emergency", emergency_reason=EMERGENCY_REASON).status == 200
+    age(db, user.id, 120)
+    fake_openai.script(llm_verdict("deny", "other"))
+    recent = start(api, user, rule)
+    assert reason(api, user, recent, BORED).status == 200
+    (old_session,) = [s for s in owner_rows(db, "intercept_sessions", user.id) if str(s["id"]) == old]
+    week = old_session["local_date"] - timedelta(days=old_session["local_date"].weekday())
+    summary = summarize(db, user.id, week)
+    turns_before = owner_rows(db, "intercept_turns", user.id)
+    events_before = owner_rows(db, "analytics_events", user.id)
+    resumed_before = api.get(f"/intercept-session/{old}", user.token).body
+
+    assert purge(db) >= 1
+
+    turns = {str(t["id"]): t for t in owner_rows(db, "intercept_turns", user.id)}
+    for before in turns_before:
+        after = turns[str(before["id"])]
+        kept = (
+            "reason_category",
+            "ai_verdict",
+            "confidence",
+            "user_decision",
+            "emergency",
+            "source",
+            "latency_ms",
+        )
+        assert {k: after[k] for k in kept} == {k: before[k] for k in kept}
+        if str(before["session_id"]) == old:
+            assert (after["reason_text"], after["text_fingerprint"]) == (None, "purged")
+            assert after["reason_purged_at"] is not None
+            assert LLM_JUSTIFICATION not in after["justification"]
+        else:
+            assert after["reason_text"] == BORED, "a recent turn keeps its reason"
+    sessions = {str(s["id"]): s for s in owner_rows(db, "intercept_sessions", user.id)}
+    assert sessions[old]["emergency_reason"] is None
+    assert sessions[old]["reasons_purged_at"] is not None
+    assert sessions[recent]["reasons_purged_at"] is None
+    records = owner_rows(db, "decision_records", user.id)
+    old_turn_ids = {str(t["id"]) for t in turns_before if str(t["session_id"]) == old}
+    purged_records = [r for r in records if str(r["subject_id"]) in old_turn_ids]
+    assert len(purged_records) == 2
+    for record in purged_records:
+        assert "reason_text" not in record["inputs"]
+        assert record["raw_reply"] is None
+        assert record["inputs_purged_at"] is not None
+        assert record["inputs"]["rule"]["summary"] == rule["summary"]
+        assert record["output"]["ai_verdict"] in ("deny", "delay")
+    appealed = next(r for r in purged_records if r["inputs"]["appeal_of"])
+    assert appealed["inputs"]["appeal_of"] == {"verdict": "deny"}
+    (event,) = owner_rows(db, "analytics_events", user.id)
+    (event_before,) = events_before
+    assert "reason_text" not in event["properties"]
+    assert "emergency_reason" not in event["properties"]
+    assert all("reason_text" not in turn for turn in event["properties"]["turns"])
+    assert [t["reason_category"] for t in event["properties"]["turns"]] == ["other", "work"]
+    # Nothing else in the event changed.
+    stripped = {
+        k: v for k, v in event_before["properties"].items() if k not in ("reason_text", "emergency_reason")
+    }
+    stripped["turns"] = [{k: v for k, v in t.items() if k != "reason_text"} for t in stripped["turns"]]
+    assert event["properties"] == stripped
+    # Not a word of the texts anywhere the user's history is read from.
+    export = api.get(HISTORY, user.token).body
+    exported_old = json.dumps([s for s in export["sessions"] if s["id"] == old], ensure_ascii=False)
+    exported_records = json.dumps(
+        [r for r in export["decision_records"] if r["subject_id"] in old_turn_ids], ensure_ascii=False
+    )
+    exported_events = json.dumps(export["events"], ensure_ascii=False)
+    for text in (BORED, WORK_APPEAL, EMERGENCY_REASON, LLM_JUSTIFICATION):
+        assert text not in exported_old + exported_records + exported_events
+    # The dialog still reads back, and a weekly summary computed now is the same as before.
+    assert api.get(f"/intercept-session/{old}", user.token).body == resumed_before
+    assert summarize(db, user.id, week) == summary
+
+
+def test_the_purge_is_idempotent_and_only_takes_what_is_due(users, db):
+    user, younger = users.create(), users.create()
+    add_session(db, user.id, local_start=datetime.now() - timedelta(days=40), category="work", appeal=True)
+    add_session(db, younger.id, local_start=datetime.now() - timedelta(days=20), category="study")
+
+    assert purge(db, 30) >= 1
+
+    turns, sessions = (
+        owner_rows(db, "intercept_turns", user.id),
+        owner_rows(db, "intercept_sessions", user.id),
+    )
+    assert [t["reason_text"] for t in turns] == [None, None]
+    assert [t["reason_text"] for t in owner_rows(db, "intercept_turns", younger.id)] == [
+        CATEGORY_REASONS["study"]
+    ]
+    # Run again: nothing of it is touched a second time (not even its purge time).
+    purge(db, 30)
+    assert owner_rows(db, "intercept_turns", user.id) == turns
+    assert owner_rows(db, "intercept_sessions", user.id) == sessions
+
+
+def test_only_service_role_may_run_the_purge(users, db):
+    user = users.create()
+    for transaction in (db.as_user(user.claims), db.transaction("authenticated", user.claims)):
+        with pytest.raises(DbError) as refused, transaction as tx:
+            tx.one("SELECT public.intercept_purge_reasons(90) AS n")
+        assert refused.value.sqlstate == "42501"
+    with pytest.raises(DbError) as invalid, db.as_service() as tx:
+        tx.one("SELECT public.intercept_purge_reasons(0) AS n")
+    assert invalid.value.sqlstate == "22023"
+
+
+def test_replaying_a_purged_turn_says_why_it_cannot(api, users, db, database_url, capfd):
+    user = users.create()
+    sid = start(api, user, users.rule(user))
+    assert reason(api, user, sid, BORED).status == 200
+    age(db, user.id, 100)
+    (record,) = owner_rows(db, "decision_records", user.id)
+    record_id = str(record["id"])
+    assert rails_replay(functions()["InterceptSessionFunction"], database_url, [record_id]) == 0
+    capfd.readouterr()
+
+    purge(db)
+
+    (purged,) = owner_rows(db, "decision_records", user.id)
+    with pytest.raises(NotReplayable, match="purged after the retention period"):
+        replay_record(DecisionRecord.from_row(purged))
+    assert rails_replay(functions()["InterceptSessionFunction"], database_url, [record_id]) == 2
+    assert f"{record_id}: not replayable: the reason was purged" in capfd.readouterr().out
+
+
+def test_the_hourly_housekeeping_purges_with_the_configured_retention(users, db):
+    from persona_rails.settings import InterceptSettings
+    from weekly_summary.housekeeping import run_housekeeping
+
+    user = users.create()
+    add_session(db, user.id, local_start=datetime.now() - timedelta(days=20), category="other")
+    run_housekeeping(db, InterceptSettings.from_env(PERSONA_RAILS_REASON_RETENTION_DAYS=30))
+    assert owner_rows(db, "intercept_turns", user.id)[0]["reason_text"] is not None
+
+    report = run_housekeeping(db, InterceptSettings.from_env(PERSONA_RAILS_REASON_RETENTION_DAYS=10))
+
+    assert report.reasons_purged >= 1
+    assert owner_rows(db, "intercept_turns", user.id)[0]["reason_text"] is None
+
+
+def test_a_session_id_from_before_the_deletion_starts_afresh(api, users, db):
+    user = users.create()
+    rule = users.rule(user)
+    sid = str(uuid.uuid4())
+    first = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, session_id=sid))
+    assert first.status == 201, first.body
+    assert delete(api, user.token).body["deleted"]["sessions"] == 1
+
+    again = api.post("/intercept-session", user.token, trigger_payload(user.id, rule, session_id=sid))
+
+    assert again.status == 201, again.body
