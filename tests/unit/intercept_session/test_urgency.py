@@ -50,6 +50,19 @@ URGENT = [
     "醫院打電話說我媽暈倒了",
     "家裡著火了",
     "my dad is in the ＥＲ",
+    # Fires, gas and break-ins said the way people say them (lexicon 2026.11.2).
+    "there's a fire in my building!!",
+    "the kitchen caught fire",
+    "厨房煤气泄漏了",
+    "someone is trying a break-in at my door",
+    "my dad might be having a stroke",
+]
+
+# Words near a keyword that are not emergencies at all: no keyword may match them.
+NO_KEYWORD = [
+    "we have a fire drill at school now, so boring",
+    "I got fired at work, bored",
+    "stroke order practice for calligraphy homework",
 ]
 
 NOT_URGENT = [
@@ -119,6 +132,11 @@ def test_not_urgent_and_the_cue_that_decided(text, kind):
 def test_the_table_covers_every_cue_kind_in_both_languages():
     assert len(URGENT) + len(NOT_URGENT) >= 40
     assert {kind for _, kind in NOT_URGENT} == set(CueKind)
+
+
+@pytest.mark.parametrize("text", NO_KEYWORD)
+def test_look_alikes_are_no_mention(text):
+    assert urgent_mentions(text, rules()) == []
 
 
 def test_no_keyword_no_mention():
