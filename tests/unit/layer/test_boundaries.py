@@ -12,8 +12,14 @@ import pytest
 
 from persona_rails_dev.template import Function, functions, layer_paths
 
-# Modules that may speak HTTP: a function's Lambda entry and its routes.
+# Modules that may speak HTTP: a function's Lambda entry and its routes (`api.py`, and a route
+# group of its own such as `data_rights_api.py`).
 HTTP_EDGE_FILES = frozenset({"handler.py", "api.py"})
+
+
+def is_http_edge(path: Path) -> bool:
+    return path.name in HTTP_EDGE_FILES or path.name.endswith("_api.py")
+
 HTTP_MODULES = ("persona_rails.http", "fastapi", "starlette", "mangum")
 # An engine receives its config as an argument: it never finds, opens or loads a file.
 ENGINE_FORBIDDEN_MODULES = ("persona_rails.config", "pathlib", "importlib.resources", "os", "io", "shutil")
@@ -90,7 +96,7 @@ def below_the_edge() -> list[Module]:
     for function in functions().values():
         package = _package_of(function)
         modules += [
-            m for m in _modules_under(function.code_uri, package) if m.path.name not in HTTP_EDGE_FILES
+            m for m in _modules_under(function.code_uri, package) if not is_http_edge(m.path)
         ]
     for layer in layer_paths():
         shared = _modules_under(layer, layer / "persona_rails")
