@@ -13,6 +13,11 @@ only and its round trips are counted on the warm connection. The connection's st
 
 Targets (the issue "Round trips are the production latency"): the reason turn <= 5 round
 trips; every other route <= 4, the budget a new function gets.
+
+The interception dialog is v2's: after the decision unlocks the app, opening it again answers
+`{"state": "unlocked"}` with no dialog (its own row), and the dialog ends by exporting and then
+deleting the user's history (the data-rights routes), so the user's next dialog starts on an
+empty history rather than inside the last one's unlock window.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ def budget(route_key: str) -> int:
 class RouteSamples:
     function: str
     route_key: str
+    label: str
     nanoseconds: list[int] = field(default_factory=list)
     round_trips: list[int] = field(default_factory=list)
 
@@ -83,6 +89,14 @@ class Step:
     names_session: bool = False
     # Where the response names it, when not `session_id` (an encounter's `encounter_id`).
     session_field: str = "session_id"
+    # The answer's `state` that proves which path ran, when one status covers several.
+    state: str | None = None
+    # The row it is reported in, when one route runs twice in a flow on different paths.
+    variant: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.route_key} ({self.variant})" if self.variant else self.route_key
 
 
 # --- the flows that exercise each function's routes ------------------------------------------------
@@ -104,9 +118,11 @@ def _event(
     return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
 
 
-# The whole interception dialog, in the order a client makes it: every route once.
+HISTORY_ROUTE = "/intercept-session/me/history"
+# The whole interception dialog, in the order a client makes it: every route once, the start
+# twice (the second inside the unlock window the decision opened), then the data-rights routes.
 INTERCEPT_DIALOG = (
-    Step("POST /intercept-session", start_event, 201),
+    Step("POST /intercept-session", start_event, 201, state="awaiting_reason"),
     Step(
         REASON_ROUTE,
         lambda f, u, sid: _event(f, REASON_ROUTE, u, sid, {"reason_text": DIALOG_REASON}),
@@ -130,6 +146,18 @@ INTERCEPT_DIALOG = (
         "GET /intercept-session/{session_id}",
         lambda f, u, sid: _event(f, "GET /intercept-session/{session_id}", u, sid, None),
         200,
+    ),
+    # Complying with the appeal's allow unlocked the app: opened again, it answers with no dialog.
+    Step(
+        "POST /intercept-session",
+        lambda f, u, sid: start_event(f, u, str(uuid.uuid4())),
+        200,
+        state="unlocked",
+        variant="unlocked",
+    ),
+    Step(f"GET {HISTORY_ROUTE}", lambda f, u, sid: _event(f, f"GET {HISTORY_ROUTE}", u, sid, None), 200),
+    Step(
+        f"DELETE {HISTORY_ROUTE}", lambda f, u, sid: _event(f, f"DELETE {HISTORY_ROUTE}", u, sid, None), 200
     ),
 )
 MODERATION_ROUTE = "POST /moderation/check"
@@ -353,16 +381,18 @@ def _run_flows(
                     started = time.perf_counter_ns()
                     result = handler(event, context)
                     elapsed = time.perf_counter_ns() - started
-                body = expect_status(result, step.status, step.route_key)
+                body = expect_status(result, step.status, step.label)
+                if step.state is not None and body.get("state") != step.state:
+                    raise RuntimeError(f"{step.label}: expected state {step.state}, got {body}")
                 if step.names_session:
                     session_id = str(body[step.session_field])
                 if cold is None:
                     cold = (counted.setup_round_trips, counted.request_round_trips)
                     continue
                 if counted.counts.connections:
-                    raise RuntimeError(f"{step.route_key} opened a new connection on a warm container")
+                    raise RuntimeError(f"{step.label} opened a new connection on a warm container")
                 if index >= warmup:
-                    samples = routes[step.route_key]
+                    samples = routes[step.label]
                     samples.nanoseconds.append(elapsed)
                     samples.round_trips.append(counted.round_trips)
     assert cold is not None
@@ -392,7 +422,7 @@ def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
 
     functions = http_functions()
     routes = {
-        step.route_key: RouteSamples(function.logical_id, step.route_key)
+        step.label: RouteSamples(function.logical_id, step.route_key, step.label)
         for function in functions
         for step in FLOWS[function.logical_id]
     }
@@ -451,7 +481,8 @@ def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float =
         rows.append(
             [
                 samples.function,
-                f"`{samples.route_key}`",
+                # The variant, if any, after the route: `POST /intercept-session` (unlocked).
+                f"`{samples.route_key}`{samples.label[len(samples.route_key) :]}",
                 str(len(samples.nanoseconds)),
                 _round_trips_cell(samples.round_trips),
                 f"≤ {limit}",
@@ -467,7 +498,8 @@ def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float =
         rows=rows,
         notes=[
             f"code: {_code_label()}; layer imported from {persona_rails.__path__[0]}.",
-            f"{dialogs} measured dialogs (each route once per dialog, in the client's order) after "
+            f"{dialogs} measured dialogs (each route once per dialog, in the client's order; the "
+            "interception start twice, the second inside the unlock window) after "
             f"{warmup} warm-up dialogs; sessions rotate over {users} users; offline evaluator; "
             "latency timed around lambda_handler only; stdout (EMF, logs) sent to /dev/null.",
             f"DATABASE_URL: a TCP proxy on 127.0.0.1 adding {delay_ms:g} ms each way (so ≥ "

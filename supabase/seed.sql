@@ -16,6 +16,29 @@ VALUES
    'com.google.android.youtube', 'YouTube', 'Weekdays: at most 20 minutes of video before the work is done', 20, '做完代码评审', 60, 15)
 ON CONFLICT (id) DO NOTHING;
 
+-- The events/intercept-session/ fixtures' session starts over once its start is no longer the one
+-- `rails invoke` sends: the fixture's time of day on the day nearest now (infra/persona_rails_dev/
+-- event_fixtures.py), so more than 12 hours from now. Sent again, the start would otherwise be a
+-- different payload for the same session_id (409); within those hours it is a retry (200).
+DELETE FROM public.analytics_events e
+USING public.intercept_sessions s
+WHERE s.user_id = '00000000-0000-4000-8000-000000000001' AND s.id = 'a1b2c3d4-0000-4000-8000-000000000001'
+  AND abs(extract(epoch FROM s.client_timestamp - now())) > 12 * 3600
+  AND e.user_id = s.user_id AND e.subject_type = 'intercept_session' AND e.subject_id = s.id;
+DELETE FROM public.intercept_sessions
+WHERE user_id = '00000000-0000-4000-8000-000000000001' AND id = 'a1b2c3d4-0000-4000-8000-000000000001'
+  AND abs(extract(epoch FROM client_timestamp - now())) > 12 * 3600;
+
+-- The development user's unlock windows and enforced delays end when the seed loads (`make dev`,
+-- `rails db --seed`, each `rails invoke`), as if their time had passed: the demo and the
+-- fixtures' start open a dialog again rather than answering "unlocked" or "delayed". Their
+-- sessions stay as they are otherwise.
+UPDATE public.intercept_sessions
+SET unlocked_until = CASE WHEN unlocked_until > now() THEN now() ELSE unlocked_until END,
+    retry_after = CASE WHEN retry_after > now() THEN now() ELSE retry_after END
+WHERE user_id = '00000000-0000-4000-8000-000000000001'
+  AND (unlocked_until > now() OR retry_after > now());
+
 -- A memoir interview at its opening turn, for the events/interview-turn/ fixtures (turn-*.json,
 -- get.json). Its engine state is what `POST /interview/sessions` stores for this plan. Loading the
 -- seed again starts it over, so the fixtures can be replayed: turn, turn-vague, turn-refusal, turn-stop.

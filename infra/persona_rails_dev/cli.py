@@ -2,6 +2,7 @@
 
 rails serve [--port 3000] [--demo]   every HTTP function on one port, each in its own processes
 rails invoke FUNCTION -e EVENT.json  one function, one event, in its own process, as `sam local invoke`
+rails event EVENT.json               print a fixture as `rails invoke` sends it (a start's timestamp: today)
 rails token [--sub UUID]             a development JWT for the local stack
 rails db [--seed] [--stop]           start the embedded Postgres and apply migrations (or stop it)
 rails replay FUNCTION ID... | --all  recompute stored decisions with no network: identical, or a diff
@@ -21,7 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from persona_rails_dev import local_env
+from persona_rails_dev import event_fixtures, local_env
 from persona_rails_dev.arguments import user_id, uuid_argument
 from persona_rails_dev.hooks import hook_for
 from persona_rails_dev.template import Function, functions
@@ -114,7 +115,7 @@ def _invoke(args: argparse.Namespace) -> int:
         return _unknown_function(args.function, declared)
     function = declared[args.function]
     local_env.prepare(seed=True)
-    event = json.loads(Path(args.event).read_text(encoding="utf-8"))
+    event = event_fixtures.load_event(args.event, refresh=not args.keep_timestamp)
     if args.fresh_token and "headers" in event:
         event["headers"]["authorization"] = f"Bearer {local_env.mint_token(args.sub)}"
     try:
@@ -127,6 +128,15 @@ def _invoke(args: argparse.Namespace) -> int:
         print(json.dumps(exc.detail or {"errorMessage": str(exc)}, ensure_ascii=False, indent=2))
         return 1
     print(json.dumps(result, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _event(args: argparse.Namespace) -> int:
+    path = event_fixtures.fixture_path(args.event)
+    if not path.is_file():
+        print(f"no event file {args.event} (nor {path})", file=sys.stderr)
+        return 2
+    print(json.dumps(event_fixtures.load_event(path), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -196,7 +206,19 @@ def build_parser() -> argparse.ArgumentParser:
     invoke.add_argument("--fresh-token", action="store_true", help="replace the event's bearer token")
     invoke.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID, help="user for --fresh-token")
     invoke.add_argument("--env-vars", help="JSON file of variables per function, as for sam local")
+    invoke.add_argument(
+        "--keep-timestamp",
+        action="store_true",
+        help="send the body's timestamp as stored (by default: its time and offset on the day nearest now)",
+    )
     invoke.set_defaults(run=_invoke, verbose=True)
+
+    event = commands.add_parser(
+        "event",
+        help="print an event fixture as `rails invoke` sends it (for sam local invoke -e -)",
+    )
+    event.add_argument("event", help="a path, or one relative to events/: intercept-session/start.json")
+    event.set_defaults(run=_event)
 
     token = commands.add_parser("token", help="mint a development JWT (HS256, local secret)")
     token.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID)

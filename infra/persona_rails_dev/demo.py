@@ -1,4 +1,15 @@
-"""A complete interception dialog against the local API, printed step by step."""
+"""Interception dialogs against the local API, printed step by step.
+
+`run_demo`: a whole dialog (challenge, reason, appeal, override, resume), then what v2 adds on
+purpose: opening the app again inside the override's unlock window answers `unlocked`, and
+opening another app before an accepted delay ends answers `delayed` in the persona's voice.
+
+Unlock windows and delays are computed by the server from stored sessions and its own clock, so
+a demo run again a minute later would meet the windows of the last run. On the local stack the
+demo stands in for the waiting: before it opens a rule, it ends the development user's running
+windows and delays on that rule in the local database (DATABASE_URL, else the embedded one), as
+if their time had passed. Nothing else is touched; the dialogs themselves go over HTTP only.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +17,27 @@ import json
 import urllib.error
 import urllib.request
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
 
-DEMO_RULE_ID = "11111111-1111-4111-8111-111111111111"  # 抖音, from supabase/seed.sql
+
+@dataclass(frozen=True)
+class SeededRule:
+    """A rule of supabase/seed.sql's development user."""
+
+    id: str
+    app_identifier: str
+    app_display_name: str
+
+
+DOUYIN = SeededRule("11111111-1111-4111-8111-111111111111", "com.ss.android.ugc.aweme", "抖音")
+WECHAT = SeededRule("22222222-2222-4222-8222-222222222222", "com.tencent.mm", "微信")
+DEMO_RULE_ID = DOUYIN.id
+# Offline, a tired "I need a break" is a mental break, and a mental break gets a delay.
+DELAY_REASON = "今天太累了，压力好大，想放松一下"
 
 
 def call(
@@ -31,18 +57,42 @@ def call(
         return error.code, json.loads(error.read() or b"{}")
 
 
-def _trigger(session_id: str, persona_key: str) -> dict[str, Any]:
-    """The trigger payload the Android watcher sends when 抖音 opens past its quota (UTC+8)."""
+def _trigger(session_id: str, persona_key: str, rule: SeededRule = DOUYIN) -> dict[str, Any]:
+    """The trigger payload the Android watcher sends when the app opens past its quota (UTC+8)."""
     return {
         "session_id": session_id,
         "user_id": DEV_USER_ID,
-        "rule_id": DEMO_RULE_ID,
-        "app_identifier": "com.ss.android.ugc.aweme",
-        "app_display_name": "抖音",
+        "rule_id": rule.id,
+        "app_identifier": rule.app_identifier,
+        "app_display_name": rule.app_display_name,
         "trigger": "quota_exceeded",
         "timestamp": datetime.now(timezone(timedelta(hours=8))).isoformat(),
         "persona_key": persona_key,
+        "streak": 3,
+        "override_count_today": 1,
     }
+
+
+def end_windows(*rules: SeededRule) -> None:
+    """The development user's unlock windows and delays on these rules are over, as if their
+    time had passed: written as the owner of the local database, which the local stack serves."""
+    from persona_rails.db import Database
+    from persona_rails_dev import local_env
+
+    database = Database(local_env.prepare(seed=False))
+    try:
+        with database.as_owner() as tx:
+            tx.execute(
+                "UPDATE public.intercept_sessions"
+                " SET unlocked_until = CASE WHEN unlocked_until > now() THEN now() ELSE unlocked_until END,"
+                " retry_after = CASE WHEN retry_after > now() THEN now() ELSE retry_after END"
+                " WHERE user_id = CAST(:user_id AS uuid) AND rule_id = ANY(CAST(:rules AS uuid[]))"
+                " AND (unlocked_until > now() OR retry_after > now())",
+                user_id=DEV_USER_ID,
+                rules="{" + ",".join(rule.id for rule in rules) + "}",
+            )
+    finally:
+        database.close()
 
 
 def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
@@ -59,12 +109,13 @@ def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
         steps[title] = reply
         return reply
 
-    step(
-        "S1 challenge",
-        "POST",
-        "/intercept-session",
-        {**_trigger(session_id, "strict-father"), "streak": 3, "override_count_today": 1},
-    )
+    def expect_state(title: str, reply: dict[str, Any], state: str) -> None:
+        if reply.get("state") != state:
+            raise RuntimeError(f"{title}: expected state {state!r}, got {reply}")
+
+    end_windows(DOUYIN, WECHAT)
+    started = step("S1 challenge", "POST", "/intercept-session", _trigger(session_id, "strict-father"))
+    expect_state("S1 challenge", started, "awaiting_reason")
     step(
         "S2-S4 reason",
         "POST",
@@ -79,6 +130,34 @@ def run_demo(base_url: str, print_fn: Any = print) -> dict[str, Any]:
     )
     step("S5-S6 decision", "POST", f"/intercept-session/{session_id}/decision", {"user_decision": "override"})
     step("resume", "GET", f"/intercept-session/{session_id}")
+
+    # The override unlocked 抖音 for the rule's window: opening it again starts no dialog.
+    print_fn("\n--- 抖音 again, inside the override's unlock window: no dialog")
+    again = step("unlocked", "POST", "/intercept-session", _trigger(str(uuid.uuid4()), "strict-father"))
+    expect_state("unlocked", again, "unlocked")
+
+    # 微信: a mental break gets a delay; accepting it means no dialog until retry_after.
+    print_fn("\n--- 微信: accept a delay, then open it again too early")
+    delayed_id = str(uuid.uuid4())
+    step("delay challenge", "POST", "/intercept-session", _trigger(delayed_id, "humor-coach", WECHAT))
+    turn = step(
+        "delay reason", "POST", f"/intercept-session/{delayed_id}/reason", {"reason_text": DELAY_REASON}
+    )
+    if turn.get("ai_verdict") != "delay":
+        # With an LLM configured the verdict is the model's: there is then no delay to accept.
+        print_fn(f"(the verdict was {turn.get('ai_verdict')}, not delay: nothing to accept, no wait to show)")
+        step(
+            "delay decision", "POST", f"/intercept-session/{delayed_id}/decision", {"user_decision": "comply"}
+        )
+        return steps
+    step(
+        "delay decision",
+        "POST",
+        f"/intercept-session/{delayed_id}/decision",
+        {"user_decision": "comply", "accepted_delay": True},
+    )
+    early = step("delayed", "POST", "/intercept-session", _trigger(str(uuid.uuid4()), "humor-coach", WECHAT))
+    expect_state("delayed", early, "delayed")
     return steps
 
 
@@ -95,13 +174,16 @@ _VARIED = [
 
 
 def run_varied_dialogs(base_url: str, count: int, print_fn: Any = print) -> list[dict[str, Any]]:
+    """`count` dialogs on 抖音, one after the other, as if spread over the day: each one's unlock
+    window or delay is ended before the next opens the app (see the module's docstring)."""
     token = mint_token(DEV_USER_ID)
     results = []
     for index in range(count):
         persona, reason, decision = _VARIED[index % len(_VARIED)]
         session_id = str(uuid.uuid4())
+        end_windows(DOUYIN)
         status, started = call(base_url, "POST", "/intercept-session", token, _trigger(session_id, persona))
-        if status >= 400:
+        if status >= 400 or started.get("state") != "awaiting_reason":
             raise RuntimeError(f"dialog {index + 1} could not start: {started}")
         _, turn = call(
             base_url, "POST", f"/intercept-session/{session_id}/reason", token, {"reason_text": reason}

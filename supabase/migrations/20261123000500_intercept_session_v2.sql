@@ -316,14 +316,36 @@ END
 $$;
 
 -- Today's overrides and the streak for a turn, at the day the clock gives (it replaces the
--- home-offset rule: the first session's offset no longer fixes midnight for good).
+-- home-offset rule: the first session's offset no longer fixes midnight for good). Only these
+-- two counts: a reason turn reads them, and nothing else a start needs.
 CREATE OR REPLACE FUNCTION public.intercept_day_stats(p_offset_minutes integer, p_now timestamptz DEFAULT now())
 RETURNS TABLE (override_count_today integer, streak integer)
 LANGUAGE sql STABLE SECURITY INVOKER
 SET search_path = ''
 AS $$
-  SELECT c.overrides_today, c.streak_days
-  FROM public.intercept_start_context(NULL, '', p_offset_minutes, p_now) c
+  WITH day AS (SELECT * FROM public.intercept_local_day(p_offset_minutes, p_now)),
+  last_override AS (
+    SELECT s.closed_at FROM public.intercept_sessions s
+    WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override' AND s.closed_at IS NOT NULL
+    ORDER BY s.closed_at DESC
+    LIMIT 1
+  ),
+  first_session AS (
+    SELECT s.created_at FROM public.intercept_sessions s
+    WHERE s.user_id = (SELECT auth.uid()) ORDER BY s.created_at LIMIT 1
+  )
+  SELECT
+    (SELECT count(*) FROM public.intercept_sessions s
+      WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override' AND s.closed_at >= d.day_start)::integer,
+    least(365, coalesce(CASE
+      WHEN (SELECT closed_at FROM last_override) IS NOT NULL
+        THEN d.local_date
+             - (((SELECT closed_at FROM last_override) AT TIME ZONE 'UTC') + make_interval(mins => d.utc_offset_minutes))::date
+      ELSE d.local_date
+           - coalesce((((SELECT created_at FROM first_session) AT TIME ZONE 'UTC')
+                       + make_interval(mins => d.utc_offset_minutes))::date, d.local_date) + 1
+    END, 0))::integer
+  FROM day d
 $$;
 
 -- 7. The event of a closed dialog, built from the stored rows: the decision and the abandoned

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from persona_rails_dev import event_fixtures
 from persona_rails_dev.server import LocalApi, Mounted, in_process
 from persona_rails_dev.template import functions
 
@@ -26,8 +27,10 @@ class Reply:
 
 
 def load_event(relative: str) -> dict[str, Any]:
-    event: dict[str, Any] = json.loads((EVENTS_DIR / relative).read_text(encoding="utf-8"))
-    return event
+    """A fixture from events/ as `rails invoke` sends it: a start's `timestamp` on the day nearest
+    now, at the fixture's time and offset (a start more than 24 hours from the server clock is
+    refused)."""
+    return event_fixtures.load_event(EVENTS_DIR / relative)
 
 
 class ApiClient:

@@ -46,8 +46,24 @@ def row_counts(db: Any, user_id: str) -> dict[str, int]:
         }
 
 
-def override_today(api: ApiClient, user: AppUser, rule: dict[str, Any], times: int) -> None:
+def end_windows(db: Any, user_id: str) -> None:
+    """The user's unlock windows and enforced delays are over, as if their time had passed: a
+    test that opens a rule again right after an override, an allow or an accepted delay would
+    otherwise get `{"state": "unlocked"}` or `{"state": "delayed"}` instead of a dialog."""
+    with db.as_owner() as tx:
+        tx.execute(
+            "UPDATE public.intercept_sessions"
+            " SET unlocked_until = CASE WHEN unlocked_until > now() THEN now() ELSE unlocked_until END,"
+            " retry_after = CASE WHEN retry_after > now() THEN now() ELSE retry_after END"
+            " WHERE user_id = CAST(:u AS uuid) AND (unlocked_until > now() OR retry_after > now())",
+            u=user_id,
+        )
+
+
+def override_today(api: ApiClient, db: Any, user: AppUser, rule: dict[str, Any], times: int) -> None:
+    """`times` overrides of the rule today, each unlock window then over, so the rule opens again."""
     for _ in range(times):
         sid = start(api, user, rule)
         assert reason(api, user, sid, OTHER).status == 200
         assert decide(api, user, sid, "override").status == 200
+        end_windows(db, user.id)

@@ -27,7 +27,8 @@ def call(key, path, params, body):
 statuses = [
     call("POST /intercept-session", "/intercept-session", {}, {"session_id": sid, "user_id": user, "rule_id": rule,
          "app_identifier": "com.ss.android.ugc.aweme", "app_display_name": "抖音", "trigger": "quota_exceeded",
-         "timestamp": datetime.now(timezone.utc).isoformat(), "persona_key": "strict-father"}),
+         "timestamp": datetime.now(timezone.utc).isoformat(), "persona_key": "strict-father",
+         "streak": 0, "override_count_today": 0}),
     call("POST /intercept-session/{session_id}/reason", f"/intercept-session/{sid}/reason", {"session_id": sid},
          {"reason_text": reason}),
 ]

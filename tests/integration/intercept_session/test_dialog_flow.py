@@ -36,7 +36,8 @@ def test_start_returns_the_persona_challenge_and_countdown(api, alice):
         "key": "rational-mentor",
         "display_name": "理性导师",
         "avatar_asset_key": "avatars/rational-mentor.png",
-        "version": 1,
+        # 2: v2 gave every persona its emergency, challenge_excess and delayed lines.
+        "version": 2,
     }
     assert body["challenge_message"] == "请告诉我你此刻的计划，我们一起评估是否合理。"
     assert body["countdown_seconds"] == 20
@@ -304,3 +305,66 @@ def test_the_events_fixtures_run_a_whole_dialog(api, db):
         assert reply.status == status, (name, reply.body)
     assert reply.body["state"] == "closed"
     assert [t["turn_no"] for t in reply.body["turns"]] == [1, 2]
+
+
+FIXTURE_SESSION = "a1b2c3d4-0000-4000-8000-000000000001"
+
+
+def _load_seed(db):
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
+    with db.as_owner() as tx:
+        tx.execute((root / "supabase" / "seed.sql").read_text(encoding="utf-8"))
+
+
+def test_the_fixtures_run_again_after_each_load_of_the_seed(api, db):
+    """Each `rails invoke` loads the seed first. The fixtures' start, sent again the same day, is
+    a retry; once its stored timestamp is another day's, the seed starts the fixtures' session
+    over; and the unlock window the last run opened never turns the start into `unlocked`."""
+    import json
+
+    from tests.support.api import load_event
+
+    _load_seed(db)
+    with db.as_owner() as tx:
+        tx.execute(f"DELETE FROM public.intercept_sessions WHERE id = '{FIXTURE_SESSION}'")
+    for name in ("start", "reason"):
+        assert api.invoke_event(load_event(f"intercept-session/{name}.json")).status in (200, 201)
+    decision = load_event("intercept-session/decision.json")
+    decision["body"] = json.dumps({"user_decision": "override"})
+    closed = api.invoke_event(decision)
+    assert (closed.status, closed.body["unlock_kind"]) == (200, "override"), closed.body
+
+    _load_seed(db)
+    with db.as_owner() as tx:
+        window = tx.one(
+            "SELECT unlock_kind, unlocked_until <= now() AS ended FROM public.intercept_sessions"
+            f" WHERE id = '{FIXTURE_SESSION}'"
+        )
+    assert window == {"unlock_kind": "override", "ended": True}
+    retried = api.invoke_event(load_event("intercept-session/start.json"))
+    assert (retried.status, retried.body["session_id"], retried.body["state"]) == (
+        200,
+        FIXTURE_SESSION,
+        "closed",
+    )
+
+    with db.as_owner() as tx:
+        tx.execute(
+            "UPDATE public.intercept_sessions SET client_timestamp = client_timestamp - interval '1 day',"
+            f" created_at = created_at - interval '1 day' WHERE id = '{FIXTURE_SESSION}'"
+        )
+    _load_seed(db)
+    with db.as_owner() as tx:
+        left = tx.one(
+            "SELECT count(*) AS sessions, (SELECT count(*) FROM public.analytics_events"
+            f"  WHERE subject_id = '{FIXTURE_SESSION}') AS events"
+            f" FROM public.intercept_sessions WHERE id = '{FIXTURE_SESSION}'"
+        )
+        running = tx.one(
+            "SELECT count(*) AS n FROM public.intercept_sessions"
+            " WHERE user_id = '00000000-0000-4000-8000-000000000001'"
+            " AND (unlocked_until > now() OR retry_after > now())"
+        )
+    assert (left["sessions"], left["events"], running["n"]) == (0, 0, 0)
+    again = api.invoke_event(load_event("intercept-session/start.json"))
+    assert (again.status, again.body["state"]) == (201, "awaiting_reason"), again.body

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.api import ApiClient, Reply, trigger_payload
+from tests.support.dialog import end_windows
 from tests.support.fake_openai import (
     Behaviour,
     Completion,
@@ -369,6 +370,8 @@ def close_with_override(dialog: Dialog, user: AppUser, rule: dict[str, Any]) -> 
         f"/intercept-session/{session_id}/decision", user.token, {"user_decision": "override"}
     )
     assert decided.status == 200, decided.body
+    # The override unlocked the rule; its window is over before the rule is opened again.
+    end_windows(dialog.db, user.id)
 
 
 @pytest.mark.parametrize(

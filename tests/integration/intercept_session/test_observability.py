@@ -27,7 +27,8 @@ def captured_dialog(api, users, capfd, logs):
     api.post(f"/intercept-session/{sid}/appeal", user.token, {"appeal_text": SECRET_APPEAL})
     api.post(f"/intercept-session/{sid}/reason", user.token, {"reason_text": "x"})  # a 422
     decide(api, user, sid, "override")
-    other = start(api, user, rule)
+    # The override unlocked `rule`: the emergency comes from another app's rule.
+    other = start(api, user, users.rule(user, app_identifier="com.tencent.mm", app_display_name="微信"))
     decide(api, user, other, "emergency", emergency_reason=SECRET_EMERGENCY)
     out, err = capfd.readouterr()
     return sid, out + err + logs.getvalue()

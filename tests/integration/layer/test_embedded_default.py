@@ -12,13 +12,14 @@ from persona_rails_dev.template import functions
 from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
 from persona_rails.db import get_database
 from persona_rails.db.migrations import apply_migrations
+from persona_rails_dev.event_fixtures import load_event
 
 fn = functions()["InterceptSessionFunction"]
 handler = load_handler(fn)
 # The first query starts the embedded server; the seed gives the fixture's user and rule.
 apply_migrations(get_database(), seed=True)
-with open(sys.argv[1], encoding="utf-8") as fixture:
-    event = json.load(fixture)
+# As `rails invoke` sends it: the start's timestamp on the current day (a stale one is a 422).
+event = load_event(sys.argv[1])
 reply = handler(event, LambdaContext(fn.logical_id))
 with get_database().as_user({"sub": "00000000-0000-4000-8000-000000000001"}) as tx:
     mine = tx.one("SELECT count(*) AS n FROM public.intercept_sessions")["n"]

@@ -1,5 +1,6 @@
 """`public.analytics_events`: an event is about a subject (type, id) of any function, with no
-foreign key to any function's table, and is recorded at most once per (subject, name)."""
+foreign key to any function's table, and is recorded at most once per (user, subject, name):
+subject ids need only be unique per user (intercept session ids are the client's, per user)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,7 @@ def test_no_foreign_key_ties_events_to_a_functions_table(db):
     assert referenced == {"auth.users"}
 
 
-def test_the_uniqueness_is_per_subject_and_name(db):
+def test_the_uniqueness_is_per_user_subject_and_name(db):
     with db.as_owner() as tx:
         (row,) = tx.rows(
             "SELECT array_agg(a.attname::text ORDER BY k.ordinality) AS columns"
@@ -80,7 +81,7 @@ def test_the_uniqueness_is_per_subject_and_name(db):
             " WHERE c.conrelid = 'public.analytics_events'::regclass AND c.contype = 'u'"
             " GROUP BY c.conname"
         )
-    assert row["columns"] == ["subject_type", "subject_id", "name"]
+    assert row["columns"] == ["user_id", "subject_type", "subject_id", "name"]
 
 
 # -- behaviour ----------------------------------------------------------------------------------------
@@ -114,12 +115,18 @@ def test_the_same_event_twice_is_refused(db, users):
     assert [e["properties"] for e in events(db, subject_id=subject)] == [{"n": 1}]
 
 
-def test_the_shared_insert_ignores_a_second_copy(db, users):
+def test_an_insert_naming_the_uniqueness_ignores_a_second_copy(db, users):
     alice = users.create()
     subject = str(uuid.uuid4())
     for attempt in (1, 2, 3):
         with db.as_user(alice.claims) as tx:
-            repository.insert_event(tx, "chat_message", subject, "moderation.flagged", {"attempt": attempt})
+            tx.execute(
+                PLAIN_INSERT + " ON CONFLICT (user_id, subject_type, subject_id, name) DO NOTHING",
+                subject_type="chat_message",
+                subject_id=subject,
+                name="moderation.flagged",
+                properties=json.dumps({"attempt": attempt}),
+            )
 
     # The first one stays; later copies are dropped without an error.
     assert [e["properties"] for e in events(db, subject_id=subject)] == [{"attempt": 1}]
@@ -134,6 +141,17 @@ def test_other_names_types_and_ids_are_other_events(db, users):
     insert(db, alice.claims, "chat_message", str(uuid.uuid4()), "moderation.flagged")
 
     assert len(events(db, user_id=alice.id)) == 4
+
+
+def test_the_same_subject_of_another_user_is_another_event(db, users):
+    alice, bob = users.create(), users.create()
+    subject = str(uuid.uuid4())
+    insert(db, alice.claims, "intercept_session", subject, DIALOG_COMPLETED, who="alice")
+    insert(db, bob.claims, "intercept_session", subject, DIALOG_COMPLETED, who="bob")
+
+    assert sorted(
+        (str(e["user_id"]), e["properties"]["who"]) for e in events(db, subject_id=subject)
+    ) == sorted([(alice.id, "alice"), (bob.id, "bob")])
 
 
 @pytest.mark.parametrize("subject_type", ["Chat", "chat-message", "1chat", "", "x" * 64])
@@ -181,6 +199,8 @@ def test_each_session_writes_dialog_completed_once(api, db, users):
     assert by_session[second]["auto_dismissed"] is True
     # Writing it again (a bug, a replay tool) leaves the first one in place.
     with db.as_user(alice.claims) as tx:
-        repository.insert_event(tx, "intercept_session", first, DIALOG_COMPLETED, {"user_decision": "x"})
+        tx.batch(repository.completed_event(first, DIALOG_COMPLETED))
     again = events(db, subject_type="intercept_session", subject_id=first)
-    assert [e["properties"]["user_decision"] for e in again] == ["comply"]
+    assert [(e["id"], e["properties"]) for e in again] == [
+        (e["id"], e["properties"]) for e in mine if str(e["subject_id"]) == first
+    ]

@@ -39,7 +39,7 @@ from intercept_session.schemas import StartSessionRequest
 from persona_rails.db import Database
 from persona_rails.errors import Conflict, DomainError, NotFound
 from persona_rails.identity import Caller, CallerKind
-from persona_rails.settings import LlmSettings
+from persona_rails.settings import InterceptSettings, LlmSettings
 
 url, user_id, rule_id, reason = sys.argv[2:6]
 db = Database(url)
@@ -48,8 +48,10 @@ request = StartSessionRequest.model_validate({
     "user_id": user_id, "rule_id": rule_id, "app_identifier": "com.ss.android.ugc.aweme",
     "app_display_name": "抖音", "trigger": "quota_exceeded",
     "timestamp": datetime.now(timezone(timedelta(hours=8))).isoformat(), "persona_key": "strict-father",
+    "streak": 3, "override_count_today": 0,
 })
-started, created = service.start_session(db, caller, request, datetime.now(UTC))
+grace = InterceptSettings().abandon_grace_seconds
+started, created = service.start_session(db, caller, request, datetime.now(UTC), grace_seconds=grace)
 sid = str(started.session_id)
 turn = service.submit_turn_settled(db, LlmSettings(), caller, sid, reason, turn_no=1)
 

@@ -61,6 +61,15 @@ def test_the_demo_dialog_runs_end_to_end_over_http(local_stack, db):
     assert steps["appeal"]["appeal_used"] is True
     assert steps["S5-S6 decision"]["state"] == "closed"
     assert steps["resume"]["state"] == "closed"
+    # Opened again inside the override's unlock window: no dialog, the app stays open.
+    assert steps["unlocked"]["state"] == "unlocked"
+    assert steps["unlocked"]["unlocked_until"] == steps["S5-S6 decision"]["unlocked_until"]
+    # 微信 (delay_minutes 5 in the seed): a delay accepted, then opened too early.
+    assert steps["delay reason"]["ai_verdict"] == "delay"
+    assert steps["delay decision"]["retry_after"] == steps["delayed"]["retry_after"]
+    assert 0 < steps["delayed"]["seconds_left"] <= 5 * 60
+    assert steps["delayed"]["persona"]["key"] == "humor-coach"
+    assert steps["delayed"]["message"]
     session_id = steps["resume"]["session_id"]
     with db.as_owner() as tx:
         row = tx.one(
