@@ -18,10 +18,12 @@ FUNCTION_ID = "InterceptSessionFunction"
 # fails here; raise one only with a reason. The ceilings: the reason turn <= 5 (it was 11
 # before the rework); a new function's routes <= 4.
 BUDGETS = {
-    "POST /intercept-session": 3,  # BEGIN+role+rule read, the insert, COMMIT
+    # BEGIN+role, rule, abandoned sweep, clock, retry lookup and counts (one pipeline); the insert; COMMIT
+    "POST /intercept-session": 3,
     "POST /intercept-session/{session_id}/reason": 2,  # read the context; write turn+record (each a whole tx)
     "POST /intercept-session/{session_id}/appeal": 2,  # the same as a reason
-    "POST /intercept-session/{session_id}/decision": 4,  # lock+read, close+turns, event, COMMIT
+    # lock + turns + allowance + closing time; close + turns + event; COMMIT
+    "POST /intercept-session/{session_id}/decision": 3,
     "GET /intercept-session/{session_id}": 1,  # one whole transaction
     "GET /intercept-session/me/history": 1,  # one statement builds the page, in one whole transaction
     "DELETE /intercept-session/me/history": 1,  # locks, then every delete, in one whole transaction
