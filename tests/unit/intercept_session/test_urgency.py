@@ -66,6 +66,13 @@ NO_KEYWORD = [
 ]
 
 NOT_URGENT = [
+    # Found in review (lexicon 2026.11.3): drills and tests, landmarks and workplaces, all-clear.
+    ("there's a fire drill at work so bored", CueKind.ROUTINE),
+    ("the fire alarm test at the office is annoying", CueKind.ROUTINE),
+    ("医院附近的奶茶店很好喝", CueKind.ROUTINE),
+    ("我们公司楼下的医院在装修", CueKind.ROUTINE),
+    ("I got fired from the hospital job", CueKind.ROUTINE),
+    ("老板说我家着火了不用担心", CueKind.NEGATION),
     # The false emergencies.
     ("It's not really an emergency, I just want to watch videos", CueKind.NEGATION),
     ("我不需要去医院", CueKind.NEGATION),
