@@ -63,31 +63,45 @@ def _finite(text: str) -> float:
 
 
 _INVALID_TEXT = re.compile("[\x00\ud800-\udfff]")
+# Supabase's tokens are about a kilobyte; user_metadata can grow, but not to this.
+MAX_TOKEN_CHARS = 16 * 1024
+MAX_CLAIMS_DEPTH = 32
 
 
 def _valid_text(value: object) -> bool:
-    """No NUL and no lone surrogate anywhere: the claims reach Postgres (which refuses both in
-    text) and the logs, so a signed token carrying them is refused here, as a 401."""
-    if isinstance(value, str):
-        return _INVALID_TEXT.search(value) is None
-    if isinstance(value, dict):
-        return all(_valid_text(key) and _valid_text(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(_valid_text(item) for item in value)
+    """No NUL and no lone surrogate anywhere, and no absurd nesting: the claims reach Postgres
+    (which refuses both in text) and the logs, so a token carrying them is refused as a 401.
+    Iterative, so no depth of nesting can exhaust the stack."""
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if _INVALID_TEXT.search(item):
+                return False
+        elif isinstance(item, dict | list):
+            if depth >= MAX_CLAIMS_DEPTH:
+                return False
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
     return True
 
 
 def _split(token: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
+    if len(token) > MAX_TOKEN_CHARS:
+        raise AuthError("token is too long")
     parts = token.split(".")
     if len(parts) != 3:
         raise AuthError("token is not a JWS compact serialization")
     try:
         header = json.loads(_b64url_decode(parts[0]))
         payload = json.loads(_b64url_decode(parts[1]), parse_constant=_no_constants, parse_float=_finite)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # RecursionError: JSON nested deeper than the parser's stack, before any signature check.
         raise AuthError("token header or payload is not JSON") from exc
     if not isinstance(header, dict) or not isinstance(payload, dict):
         raise AuthError("token header and payload must be JSON objects")
+    if not _valid_text(header):
+        raise AuthError("token header must be valid text")
     return header, payload, f"{parts[0]}.{parts[1]}".encode(), _b64url_decode(parts[2])
 
 

@@ -153,9 +153,11 @@ def start_session(
     with db.as_user(caller.claims) as tx:
         rules, _, _, existing, contexts = tx.batch(
             repository.rule(str(request.rule_id)),
-            # Abandoned dialogs close first, so the counts below include them.
-            repository.close_abandoned(grace_seconds),
+            # The user's clock row first, then their sessions: every path that locks both takes
+            # them in this order (decisions, the history delete), so none can deadlock another.
             repository.observe_offset(offset),
+            # Abandoned dialogs close before anything is counted, so the counts include them.
+            repository.close_abandoned(grace_seconds),
             repository.session(session_id),
             repository.start_context(str(request.rule_id), request.app_identifier, offset),
         )
@@ -420,12 +422,13 @@ def _check_allowed(session: Row, request: DecisionRequest, *, over_allowance: bo
 def decide(db: Database, caller: Caller, session_id: str, request: DecisionRequest) -> DecisionResult:
     decision_print = fingerprint(request.model_dump(mode="json"))
     with db.as_user(caller.claims) as tx:
-        # FOR UPDATE queues concurrent decisions on the same session behind this one; the
-        # budget locks the user's clock row, so two emergencies at once are counted in turn.
-        sessions, turns, budgets, times = tx.batch(
+        # The budget locks the user's clock row, so two emergencies at once are counted in
+        # turn; FOR UPDATE then queues concurrent decisions on the same session. Clock before
+        # session, as on every path that locks both (see start_session).
+        budgets, sessions, turns, times = tx.batch(
+            repository.emergency_budget(session_id),
             repository.session(session_id, lock="update"),
             repository.turns(session_id),
-            repository.emergency_budget(session_id),
             repository.closing_time(session_id),
         )
         session = _found_session(sessions, session_id)

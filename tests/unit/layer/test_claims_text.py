@@ -109,3 +109,43 @@ def test_payload_bytes_that_are_not_utf8_are_refused(raw_value):
 def test_escaped_invalid_text_in_the_raw_payload_is_refused(escaped):
     with pytest.raises(AuthError, match="valid text"):
         verify_hs256(signed_raw(with_raw_claim(escaped)), SECRET, "authenticated")
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize("depth", [40, 1_200, 100_000])
+def test_a_forged_token_nested_past_the_parser_is_refused_not_crashed(depth):
+    """Unsigned junk: decoding happens before the signature check, so it must never raise
+    anything but AuthError (RecursionError used to escape as a 500)."""
+    payload = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+    token = f"{_b64(HEADER)}.{_b64(payload)}.AAAA"
+    with pytest.raises(AuthError):
+        verify(token, secret=SECRET, jwks_url=None, audience="authenticated")
+
+
+def test_signed_claims_nested_deeper_than_the_limit_are_refused():
+    nested: object = "leaf"
+    for _ in range(500):
+        nested = [nested]
+    with pytest.raises(AuthError, match="valid text"):
+        verify_hs256(signed_raw(json.dumps(claims(user_metadata=nested)).encode()), SECRET, "authenticated")
+
+
+def test_signed_claims_with_modest_nesting_pass():
+    nested = {"profile": {"prefs": {"langs": ["zh", "en"]}}}
+    assert verify_hs256(signed(claims(user_metadata=nested)), SECRET, "authenticated").sub == SUB
+
+
+def test_a_header_with_a_nul_is_refused():
+    header = b'{"alg":"HS256","typ":"JWT","kid":"a\\u0000b"}'
+    signing_input = f"{_b64(header)}.{_b64(json.dumps(claims()).encode())}"
+    signature = hmac.new(SECRET.encode(), signing_input.encode(), hashlib.sha256).digest()
+    with pytest.raises(AuthError, match="header"):
+        verify_hs256(f"{signing_input}.{_b64(signature)}", SECRET, "authenticated")
+
+
+def test_a_token_longer_than_any_real_one_is_refused_before_decoding():
+    with pytest.raises(AuthError, match="too long"):
+        verify("a" * 20_000 + ".b.c", secret=SECRET, jwks_url=None, audience="authenticated")
