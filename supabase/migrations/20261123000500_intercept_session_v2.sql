@@ -112,7 +112,7 @@ ALTER TABLE public.intercept_sessions
   ADD CONSTRAINT intercept_sessions_closed_after_start CHECK (closed_at IS NULL OR closed_at >= created_at);
 -- A start looks up the rule's latest unlock or delay, today's opens of the app and the week's
 -- emergencies; the sweep finds dialogs left open.
-CREATE INDEX intercept_sessions_user_rule_closed_idx ON public.intercept_sessions (user_id, rule_id, closed_at DESC)
+CREATE INDEX intercept_sessions_user_app_closed_idx ON public.intercept_sessions (user_id, app_identifier, closed_at DESC)
   WHERE unlocked_until IS NOT NULL OR retry_after IS NOT NULL;
 CREATE INDEX intercept_sessions_user_app_created_idx ON public.intercept_sessions (user_id, app_identifier, created_at);
 CREATE INDEX intercept_sessions_open_idx ON public.intercept_sessions (created_at) WHERE state <> 'closed';
@@ -232,10 +232,10 @@ BEGIN
 END
 $$;
 
--- Everything a start answers from stored sessions, in one row: the rule's unlock window or
+-- Everything a start answers from stored sessions, in one row: the app's unlock window or
 -- delay still running, today's opens of the app, today's overrides, the override-free streak,
 -- this week's emergency unlocks against the allowance, and a flagged emergency not yet told.
-CREATE FUNCTION public.intercept_start_context(p_rule_id uuid, p_app_identifier text, p_offset_minutes integer,
+CREATE FUNCTION public.intercept_start_context(p_app_identifier text, p_offset_minutes integer,
                                                p_now timestamptz DEFAULT clock_timestamp())
 RETURNS TABLE (utc_offset_minutes integer, day_start timestamptz, day_end timestamptz, local_date date,
                week_start date, unlocked_until timestamptz, retry_after timestamptz, opens_today integer,
@@ -245,9 +245,10 @@ LANGUAGE sql STABLE SECURITY INVOKER
 SET search_path = ''
 AS $$
   WITH day AS (SELECT * FROM public.intercept_local_day(p_offset_minutes, p_now)),
+  -- The window is the app's: a second rule for the same app does not open a way around it.
   gate AS (
     SELECT s.unlocked_until, s.retry_after FROM public.intercept_sessions s
-    WHERE s.user_id = (SELECT auth.uid()) AND s.rule_id = p_rule_id
+    WHERE s.user_id = (SELECT auth.uid()) AND s.app_identifier = p_app_identifier
       AND (s.unlocked_until IS NOT NULL OR s.retry_after IS NOT NULL)
     ORDER BY s.closed_at DESC
     LIMIT 1
@@ -430,7 +431,7 @@ REVOKE ALL ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, intege
   public.intercept_midnight_on_or_before(timestamptz, integer),
   public.intercept_local_day(integer, timestamptz),
   public.intercept_observe_offset(integer, timestamptz),
-  public.intercept_start_context(uuid, text, integer, timestamptz),
+  public.intercept_start_context(text, integer, timestamptz),
   public.intercept_emergency_budget(integer, timestamptz),
   public.intercept_completed_event(uuid, uuid),
   public.intercept_close_abandoned(integer, integer)
@@ -438,7 +439,7 @@ REVOKE ALL ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, intege
 GRANT EXECUTE ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, integer),
   public.intercept_midnight_on_or_before(timestamptz, integer),
   public.intercept_local_day(integer, timestamptz),
-  public.intercept_start_context(uuid, text, integer, timestamptz),
+  public.intercept_start_context(text, integer, timestamptz),
   public.intercept_completed_event(uuid, uuid)
   TO authenticated, service_role;
 GRANT EXECUTE ON FUNCTION public.intercept_observe_offset(integer, timestamptz),

@@ -63,11 +63,11 @@ def observe_offset(offset_minutes: int) -> Statement:
     )
 
 
-def start_context(rule_id: str, app_identifier: str, offset_minutes: int) -> Statement:
-    """The local day, the rule's running unlock or delay, and the counts a start answers with."""
+def start_context(app_identifier: str, offset_minutes: int) -> Statement:
+    """The local day, the app's running unlock or delay, and the counts a start answers with."""
     return (
-        "SELECT * FROM public.intercept_start_context(CAST(:rule AS uuid), :app, CAST(:offset AS integer))",
-        {"rule": rule_id, "app": app_identifier, "offset": offset_minutes},
+        "SELECT * FROM public.intercept_start_context(:app, CAST(:offset AS integer))",
+        {"app": app_identifier, "offset": offset_minutes},
     )
 
 

@@ -159,7 +159,7 @@ def start_session(
             # Abandoned dialogs close before anything is counted, so the counts include them.
             repository.close_abandoned(grace_seconds),
             repository.session(session_id),
-            repository.start_context(str(request.rule_id), request.app_identifier, offset),
+            repository.start_context(request.app_identifier, offset),
         )
         rule = _found_rule(rules, request.rule_id)
         if rule["app_identifier"] != request.app_identifier:
@@ -464,7 +464,7 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
                     "unlock_kind": kind.value if kind else None,
                     "unlocked_until": (
                         access.unlocked_until(
-                            closed_at, session["unlock_minutes"], budget["day_end"]
+                            closed_at, session["unlock_minutes"], budget["day_end"], kind
                         ).isoformat()
                         if kind
                         else None

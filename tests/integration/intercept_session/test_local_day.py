@@ -52,7 +52,7 @@ def local_day(tx, offset: int, now: datetime) -> dict:
 
 def overrides_today(tx, offset: int, now: datetime) -> int:
     row = tx.one(
-        "SELECT overrides_today FROM public.intercept_start_context(NULL, '', CAST(:o AS integer),"
+        "SELECT overrides_today FROM public.intercept_start_context('', CAST(:o AS integer),"
         " CAST(:t AS timestamptz))",
         o=offset,
         t=now.isoformat(),

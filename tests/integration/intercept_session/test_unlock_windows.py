@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from intercept_session.engine.access import EMERGENCY_MIN_UNLOCK_MINUTES
 from intercept_session.personas import MESSAGE_LIMIT, personas
 from tests.integration.intercept_session.v2_helpers import (
     URGENT,
@@ -83,10 +84,24 @@ def test_each_unlock_returns_unlocked_until_for_the_rules_remaining_minutes(api,
 @pytest.mark.parametrize(("unlock", "kind"), UNLOCKS)
 def test_the_rule_sets_the_window(api, users, db, unlock, kind):
     user = users.create()
-    rule = set_rule(db, user, users.rule(user), unlock_minutes=15)
+    rule = set_rule(db, user, users.rule(user), unlock_minutes=45)
     _, closed = unlock(api, user, rule)
     assert closed.body["unlock_kind"] == kind
-    assert when(closed.body["unlocked_until"]) == when(closed.body["closed_at"]) + timedelta(minutes=15)
+    assert when(closed.body["unlocked_until"]) == when(closed.body["closed_at"]) + timedelta(minutes=45)
+
+
+@pytest.mark.parametrize(("unlock", "kind"), UNLOCKS)
+def test_an_emergency_unlocks_for_at_least_half_an_hour_even_when_the_rule_is_spent(
+    api, users, db, unlock, kind
+):
+    """remaining_minutes 0 (the quota used up) is no window for an allow or an override, but an
+    emergency still gets EMERGENCY_MIN_UNLOCK_MINUTES: nobody taps twice in a fire."""
+    user = users.create()
+    rule = set_rule(db, user, users.rule(user, remaining_minutes=0), unlock_minutes=None)
+    _, closed = unlock(api, user, rule)
+    closed_at, until = when(closed.body["closed_at"]), when(closed.body["unlocked_until"])
+    expected = EMERGENCY_MIN_UNLOCK_MINUTES if kind == "emergency" else 0
+    assert (closed.body["unlock_kind"], until - closed_at) == (kind, timedelta(minutes=expected))
 
 
 @pytest.mark.parametrize(("unlock", "kind"), UNLOCKS)
@@ -99,8 +114,13 @@ def test_the_window_ends_at_local_midnight_at_the_latest(api, users, db, unlock,
     local = closed_at.astimezone(when(stamp(late)).tzinfo)
     midnight = datetime.combine(local.date() + timedelta(days=1), datetime.min.time(), local.tzinfo)
     assert closed.body["unlock_kind"] == kind
-    assert when(closed.body["unlocked_until"]) == midnight
     assert timedelta(0) < midnight - closed_at < timedelta(hours=1)
+    if kind == "emergency":
+        # Past midnight if need be: an emergency's half hour is not cut short by the calendar.
+        floor = closed_at + timedelta(minutes=EMERGENCY_MIN_UNLOCK_MINUTES)
+        assert when(closed.body["unlocked_until"]) == max(midnight, floor)
+    else:
+        assert when(closed.body["unlocked_until"]) == midnight
 
 
 def test_a_start_inside_the_window_answers_unlocked_without_a_dialog(api, alice, db):

@@ -13,6 +13,9 @@ from enum import StrEnum
 from intercept_session.engine.model import Decision, Trigger, Verdict
 
 BASE_COUNTDOWN_SECONDS = 20  # the spec's auto-dismiss countdown
+# An emergency unlocks for at least this long, even when the rule's window is spent (its
+# remaining_minutes at 0) or midnight is near: safety first, and a second tap would count twice.
+EMERGENCY_MIN_UNLOCK_MINUTES = 30
 
 
 class UnlockKind(StrEnum):
@@ -64,9 +67,13 @@ def unlock_kind(
     return None
 
 
-def unlocked_until(closed_at: datetime, window_minutes: int, day_end: datetime) -> datetime:
-    """The rule's window from the decision, but never past the user's local midnight."""
-    return min(closed_at + timedelta(minutes=window_minutes), max(day_end, closed_at))
+def unlocked_until(closed_at: datetime, window_minutes: int, day_end: datetime, kind: UnlockKind) -> datetime:
+    """The rule's window from the decision, never past the user's local midnight; an emergency
+    gets at least EMERGENCY_MIN_UNLOCK_MINUTES whatever the rule and the hour."""
+    until = min(closed_at + timedelta(minutes=window_minutes), max(day_end, closed_at))
+    if kind is UnlockKind.EMERGENCY:
+        until = max(until, closed_at + timedelta(minutes=EMERGENCY_MIN_UNLOCK_MINUTES))
+    return until
 
 
 def retry_after(closed_at: datetime, delay_minutes: int) -> datetime:
