@@ -3,11 +3,13 @@
     python -m bench.weekly_summary [--turns 100000 300000 1000000] [--strict]
 
 Each size gets a fresh embedded Postgres, seeded set-based (two weeks of history: the summarized
-week and the one before it, for the trend), then the backfill of that week runs exactly as
-`rails weekly --week` runs it. Seeding is not timed. Reported: wall time of the run, users per
-second, the peak RSS of the process that ran it (each size runs in a child process of its own,
+week and the one before it, for the trend) and vacuumed (as autovacuum leaves a production
+table: the visibility map lets the turns join be index-only), then the backfill of that week
+runs exactly as `rails weekly --week` runs it, with the function's default settings. Seeding is
+not timed. Reported: wall time of the run, users per second, the CPU seconds of the Python
+process, the peak RSS of the process that ran it (each size runs in a child process of its own,
 so the peaks are comparable), and the slope of run time over turns.
-Target: 1,000,000 turns across 50,000 users in <= 30 s.
+Targets: 1,000,000 turns across 50,000 users in <= 30 s; 10,000,000 turns in <= 60 s.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from persona_rails_dev.template import functions
 
 TURNS_PER_USER = 20  # 14 sessions a user: 10 this week, 4 the week before; 6 of them appealed
 WEEK = date(2026, 11, 16)
-TARGET_SECONDS = 30.0
-TARGET_TURNS = 1_000_000
+# Turns -> seconds the run must take at most.
+TARGETS = {1_000_000: 30.0, 10_000_000: 60.0}
 
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
@@ -106,9 +108,17 @@ def measure(turns: int) -> dict[str, float]:
             tx.execute(SEED_SESSIONS, week=WEEK.isoformat())
             tx.execute(SEED_TURNS)
         with database.as_owner() as tx:
-            tx.execute("ANALYZE")
             counted = tx.one("SELECT count(*) AS n FROM public.intercept_turns")
             seeded = counted["n"] if counted else 0
+        # VACUUM cannot run in a transaction block: autocommit, on a connection of its own.
+        import pg8000.native
+
+        from persona_rails.db.url import connect_kwargs
+
+        vacuum = pg8000.native.Connection(**connect_kwargs(server.get_uri(), None))
+        vacuum.run("VACUUM (ANALYZE) public.intercept_sessions")
+        vacuum.run("VACUUM (ANALYZE) public.intercept_turns")
+        vacuum.close()
         seed_seconds = time.perf_counter() - seeding
 
         from persona_rails_dev.progress import ProgressLine
@@ -117,6 +127,8 @@ def measure(turns: int) -> dict[str, float]:
         from weekly_summary.settings import WeeklySettings
 
         progress = ProgressLine(sys.stderr)
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_before = before.ru_utime + before.ru_stime
         started = time.perf_counter()
         report = run_weekly(
             database,
@@ -126,6 +138,7 @@ def measure(turns: int) -> dict[str, float]:
             progress,
         )
         elapsed = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_SELF)
         progress.close()
         database.close()
         return {
@@ -133,6 +146,7 @@ def measure(turns: int) -> dict[str, float]:
             "users": float(users),
             "summaries": float(report.processed),
             "seconds": elapsed,
+            "cpu_seconds": usage.ru_utime + usage.ru_stime - cpu_before,
             "seed_seconds": seed_seconds,
             "peak_rss_mb": _peak_rss_mb(),
         }
@@ -146,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--turns", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
-    parser.add_argument("--strict", action="store_true", help="exit 1 if the 1M target is missed")
+    parser.add_argument("--strict", action="store_true", help="exit 1 if a target (1M, 10M) is missed")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -154,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.child)))
         return 0
 
-    print("| turns | users | summaries | run s | users/s | peak RSS MB | seed s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| turns | users | summaries | run s | users/s | Python CPU s | peak RSS MB | seed s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     results = []
     for turns in args.turns:
         child = subprocess.run(
@@ -169,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {int(result['turns']):>10,} | {int(result['users']):>7,} | {int(result['summaries']):>7,} "
             f"| {result['seconds']:7.2f} | {result['users'] / result['seconds']:>9,.0f} "
-            f"| {result['peak_rss_mb']:6.1f} | {result['seed_seconds']:6.1f} |",
+            f"| {result['cpu_seconds']:6.1f} | {result['peak_rss_mb']:6.1f} | {result['seed_seconds']:6.1f} |",
             flush=True,
         )
     if len(results) > 1:
@@ -181,14 +195,16 @@ def main(argv: list[str] | None = None) -> int:
             f"\nslope: {slope:.2f} s per million turns; "
             f"projected 10M: {statistics.linear_regression(xs, ys).intercept + 10 * slope:.0f} s"
         )
-    target = next((r for r in results if r["turns"] == TARGET_TURNS), None)
-    if target is not None:
-        verdict = "PASS" if target["seconds"] <= TARGET_SECONDS else "FAIL"
-        print(
-            f"target: 1M turns / 50k users in <= {TARGET_SECONDS:.0f} s -> {target['seconds']:.1f} s {verdict}"
-        )
-        if args.strict and verdict == "FAIL":
-            return 1
+    missed = False
+    for turns, limit in TARGETS.items():
+        target = next((r for r in results if r["turns"] == turns), None)
+        if target is None:
+            continue
+        verdict = "PASS" if target["seconds"] <= limit else "FAIL"
+        missed = missed or verdict == "FAIL"
+        print(f"target: {turns:,} turns in <= {limit:.0f} s -> {target['seconds']:.1f} s {verdict}")
+    if args.strict and missed:
+        return 1
     return 0
 
 

@@ -20,6 +20,8 @@ EXPECTED_ROUTES = {
     ("POST", "/intercept-session/{session_id}/appeal"),
     ("POST", "/intercept-session/{session_id}/decision"),
     ("GET", "/intercept-session/{session_id}"),
+    ("GET", "/intercept-session/me/history"),
+    ("DELETE", "/intercept-session/me/history"),
 }
 
 # A child interpreter that sees only what Lambda would: the function's CodeUri, the layer's
@@ -187,7 +189,7 @@ def test_the_weekly_summary_is_scheduled_with_retries_and_dead_letters():
 
 def test_the_weekly_event_fixtures_are_what_the_scheduler_and_operators_send():
     fixtures = sorted(path.name for path in (REPO / "events" / "weekly-summary").glob("*.json"))
-    assert fixtures == ["backfill-user.json", "backfill-week.json", "scheduled.json"]
+    assert fixtures == ["backfill-user.json", "backfill-week.json", "partition.json", "scheduled.json"]
     scheduled = json.loads(
         (REPO / "events" / "weekly-summary" / "scheduled.json").read_text(encoding="utf-8")
     )

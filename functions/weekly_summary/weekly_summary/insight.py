@@ -31,6 +31,8 @@ def _facts(summary: dict[str, Any]) -> str:
             "仍要解锁": summary["overrides"],
             "遵守率": summary["compliance_rate"],
             "上周拦截次数": summary["trend"]["previous_sessions"],
+            "紧急解锁": summary["emergency_unlocks"],
+            "超出每周额度的紧急解锁": summary["emergency_excess"],
         },
         ensure_ascii=False,
     )
@@ -43,8 +45,9 @@ def _messages(persona: InsightPersona, summary: dict[str, Any]) -> list[dict[str
             "content": (
                 f"{persona.prompt}\nWrite this user's weekly insight: one Chinese sentence of at most "
                 f"{INSIGHT_LIMIT} characters, in {persona.display_name}'s voice, built on the week's most "
-                f"frequent excuse type: it must contain the words {SPEC_QUESTION}. Answer with the JSON "
-                "the schema describes."
+                f"frequent excuse type: it must contain the words {SPEC_QUESTION}. Emergency unlocks "
+                "past the weekly allowance may be mentioned, with care and never as a reproach. Answer "
+                "with the JSON the schema describes."
             ),
         },
         {"role": "user", "content": _facts(summary)},

@@ -118,7 +118,11 @@ BAD_EVALUATIONS = [
         _set("other_chairs", [dict(VIRTUE, framework="Virtue Ethics")]),
         "other_chairs[0].framework",
     ),
-    ("bad-position", _set("other_chairs", [dict(VIRTUE, position="chair 2; DROP")]), "other_chairs[0].position"),
+    (
+        "bad-position",
+        _set("other_chairs", [dict(VIRTUE, position="chair 2; DROP")]),
+        "other_chairs[0].position",
+    ),
     ("empty-model-id", _set("current_speaker", "model_id", ""), "current_speaker.model_id"),
     ("chair-extra-field", _set("current_speaker", "persona", "calm"), "current_speaker.persona"),
     ("recent-content-4001", _set("recent_content", "a" * 4001), "recent_content"),

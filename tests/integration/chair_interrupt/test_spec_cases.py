@@ -309,5 +309,7 @@ def test_a_chair_cannot_escape_its_cooldown_under_a_new_seat(api, owner):
 def test_a_new_chair_may_join_a_debate(api, owner):
     debate = new_debate()
     evaluate(api, owner, debate, CALM)
-    joined = evaluate_body(CALM, other_chairs=[VIRTUE, DEONTOLOGIST, chair("chair_4", "care_ethics", "Llama")])
+    joined = evaluate_body(
+        CALM, other_chairs=[VIRTUE, DEONTOLOGIST, chair("chair_4", "care_ethics", "Llama")]
+    )
     assert post_evaluate(api, owner.token, debate, joined).status == 200

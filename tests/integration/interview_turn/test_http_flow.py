@@ -379,4 +379,7 @@ def test_a_backend_naming_a_user_without_an_account_gets_404_not_a_500(api, db):
     assert reply.status == 404, reply.body
     assert (reply.error["code"], reply.error["field"]) == ("user_not_found", "user_id")
     with db.as_owner() as tx:
-        assert tx.rows("SELECT id FROM public.interview_sessions WHERE user_id = CAST(:u AS uuid)", u=nobody) == []
+        assert (
+            tx.rows("SELECT id FROM public.interview_sessions WHERE user_id = CAST(:u AS uuid)", u=nobody)
+            == []
+        )

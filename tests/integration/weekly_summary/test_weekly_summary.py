@@ -21,8 +21,11 @@ from weekly_summary.settings import WeeklySettings
 PLUS_14, MINUS_10 = 14 * 60, -10 * 60
 
 
-def run(db, *, week=None, user=None, now=None, batch_size=2000, progress=None):
-    settings = WeeklySettings.from_env(PERSONA_RAILS_WEEKLY_BATCH_SIZE=batch_size)
+def run(db, *, week=None, user=None, now=None, batch_size=2000, progress=None, page_workers=None):
+    knobs = {"PERSONA_RAILS_WEEKLY_BATCH_SIZE": batch_size}
+    if page_workers is not None:
+        knobs["PERSONA_RAILS_WEEKLY_PAGE_WORKERS"] = page_workers
+    settings = WeeklySettings.from_env(**knobs)
     request = RunRequest(week=week, user_id=user, scheduled_time=now)
     return run_weekly(db, settings, request, datetime.now(UTC), progress)
 
@@ -191,12 +194,21 @@ def test_users_read_only_their_own_summaries_and_never_write_them(db, users):
             tx.rows("SELECT * FROM public.weekly_summaries WHERE user_id = CAST(:u AS uuid)", u=alice.id)
             == []
         )
-    for statement in (
-        "UPDATE public.weekly_summaries SET insight = 'hacked'",
-        "DELETE FROM public.weekly_summaries",
-        "INSERT INTO public.weekly_summaries (user_id, week_start) VALUES ((SELECT auth.uid()), '2025-06-02')",
-    ):
-        with pytest.raises(DbError, match="permission denied"), db.as_user(alice.claims) as tx:
+    update = "UPDATE public.weekly_summaries SET insight = 'hacked'"
+    insert = (
+        "INSERT INTO public.weekly_summaries (user_id, week_start) VALUES ((SELECT auth.uid()), '2025-06-02')"
+    )
+    delete = "DELETE FROM public.weekly_summaries"
+    # The app's own JWT (PostgREST's `authenticated`) writes nothing; the functions acting for the
+    # user write no summary either (deleting one's history is the data-rights route's business).
+    for role, statement in [
+        ("authenticated", update),
+        ("authenticated", insert),
+        ("authenticated", delete),
+        ("persona_rails_function", update),
+        ("persona_rails_function", insert),
+    ]:
+        with pytest.raises(DbError, match="permission denied"), db.transaction(role, alice.claims) as tx:
             tx.execute(statement)
 
 
@@ -214,7 +226,8 @@ def test_a_failure_part_way_keeps_finished_users_and_a_retry_completes(db, users
         """)
     try:
         with pytest.raises(DbError, match="simulated outage"):
-            run(db, week="2025-W28", batch_size=1)
+            # One page at a time: the page after the failing one never starts.
+            run(db, week="2025-W28", batch_size=1, page_workers=1)
     finally:
         with db.as_owner() as tx:
             tx.execute(
@@ -226,6 +239,38 @@ def test_a_failure_part_way_keeps_finished_users_and_a_retry_completes(db, users
     assert (final["processed"], final["failed"], final["error"]) == (1, 1, "DbError")
     report = run(db, week="2025-W28", batch_size=1)
     assert report.processed == 3
+    assert all(summary_of(db, person, week) for person in people)
+
+
+def test_with_pages_in_parallel_a_failure_stops_new_pages_and_keeps_the_rest(db, users, logs):
+    people = sorted(users.create().id for _ in range(6))
+    for person in people:
+        add_session(db, person, local_start=at(date(2025, 7, 16), 9))  # 2025-W29
+    week = date(2025, 7, 14)
+    with db.as_owner() as tx:
+        tx.execute(f"""
+            CREATE FUNCTION public.test_fail_weekly() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'simulated outage'; END $$;
+            CREATE TRIGGER test_fail_weekly BEFORE INSERT ON public.weekly_summaries FOR EACH ROW
+              WHEN (NEW.user_id = '{people[1]}') EXECUTE FUNCTION public.test_fail_weekly();
+        """)
+    try:
+        with pytest.raises(DbError, match="simulated outage"):
+            run(db, week="2025-W29", batch_size=1, page_workers=2)
+    finally:
+        with db.as_owner() as tx:
+            tx.execute(
+                "DROP TRIGGER test_fail_weekly ON public.weekly_summaries; DROP FUNCTION public.test_fail_weekly()"
+            )
+    written = [person for person in people if summary_of(db, person, week)]
+    final = [line for line in log_lines(logs) if line["message"] == "weekly summaries finished"][-1]
+    # Two pages in flight: the failing one is counted as failed; a page that had started beside
+    # it (the third, if the failure was not seen before it started) is kept and counted; no page
+    # starts once the failure is seen.
+    assert (final["failed"], final["error"]) == (1, "DbError")
+    assert written in ([people[0]], [people[0], people[2]])
+    assert final["processed"] == len(written)
+    assert run(db, week="2025-W29", batch_size=1, page_workers=2).processed == 6
     assert all(summary_of(db, person, week) for person in people)
 
 
@@ -326,6 +371,8 @@ def test_an_llm_may_write_the_insight_from_numbers_only(db, users, fake_openai, 
     from tests.support.fake_openai import json_content, server_error
 
     monkeypatch.setenv("PERSONA_RAILS_WEEKLY_LLM_INSIGHTS", "true")
+    # One call at a time, so the script's replies reach the users in order.
+    monkeypatch.setenv("PERSONA_RAILS_WEEKLY_LLM_CONCURRENCY", "1")
     first, second, third = sorted(users.create().id for _ in range(3))
     for person in (first, second, third):
         add_session(

@@ -218,7 +218,13 @@ def test_shipped_examples_each_trigger_a_reason():
 
 
 @pytest.mark.parametrize(
-    "text", ["那天真是个好日子。", "这天真冷。", "Our readers simply want shorter articles.", "If you just want tea, ask."]
+    "text",
+    [
+        "那天真是个好日子。",
+        "这天真冷。",
+        "Our readers simply want shorter articles.",
+        "If you just want tea, ask.",
+    ],
 )
 def test_everyday_sentences_are_not_straw_men(text):
     """天真 inside 那天真是 is "that day really", not "naive"; wanting something is no caricature."""

@@ -184,7 +184,11 @@ def test_a_conflict_already_clarified_is_not_raised_again_by_the_model():
         CONFIG, text, topic_id="life_story", topic=topic, turn_no=session.state.turn_no + 1
     ).signals
     assert heuristic.contradiction_score == 0
-    index = next(i for i, fact in enumerate(topic.facts) if fact.key == "year:moved>boston@self" and fact.value == "1985")
+    index = next(
+        i
+        for i, fact in enumerate(topic.facts)
+        if fact.key == "year:moved>boston@self" and fact.value == "1985"
+    )
     cited = model(
         contradiction_score=0.9, contradiction=CitedContradiction(fact_index=index, current_value="1987")
     )

@@ -229,7 +229,9 @@ def test_a_sentence_with_two_values_of_one_kind_is_skipped():
 
 def test_conflicts_compare_only_the_same_kind_and_anchor():
     earlier = (Fact(FactKind.YEAR, "lost@father", "1985", 1), Fact(FactKind.YEAR, "*", "1970", 1))
-    found = conflicts([Fact(FactKind.YEAR, "born@self", "1950", 2), Fact(FactKind.YEAR, "*", "1971", 2)], earlier)
+    found = conflicts(
+        [Fact(FactKind.YEAR, "born@self", "1950", 2), Fact(FactKind.YEAR, "*", "1971", 2)], earlier
+    )
     assert found == []
 
 

@@ -20,6 +20,7 @@ HTTP_EDGE_FILES = frozenset({"handler.py", "api.py"})
 def is_http_edge(path: Path) -> bool:
     return path.name in HTTP_EDGE_FILES or path.name.endswith("_api.py")
 
+
 HTTP_MODULES = ("persona_rails.http", "fastapi", "starlette", "mangum")
 # An engine receives its config as an argument: it never finds, opens or loads a file.
 ENGINE_FORBIDDEN_MODULES = ("persona_rails.config", "pathlib", "importlib.resources", "os", "io", "shutil")
@@ -95,9 +96,7 @@ def below_the_edge() -> list[Module]:
     modules = []
     for function in functions().values():
         package = _package_of(function)
-        modules += [
-            m for m in _modules_under(function.code_uri, package) if not is_http_edge(m.path)
-        ]
+        modules += [m for m in _modules_under(function.code_uri, package) if not is_http_edge(m.path)]
     for layer in layer_paths():
         shared = _modules_under(layer, layer / "persona_rails")
         modules += [

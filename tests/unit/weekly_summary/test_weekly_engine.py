@@ -73,6 +73,9 @@ def aggregate(**overrides):
         "evaluated_sessions": 8,
         "closed_sessions": 9,
         "complied_sessions": 5,
+        "abandoned_sessions": 2,
+        "emergency_unlocks": 4,
+        "emergency_excess": 1,
         "category_counts": {"work": 3, "mental_break": 4, "other": 1},
         "verdict_counts": {"deny": 2, "delay": 5, "allow": 3},
         "persona_stats": {

@@ -36,18 +36,34 @@ class Insight:
 
 
 def _counts(raw: Any, allowed: tuple[str, ...], what: str) -> dict[str, int]:
-    if not isinstance(raw, dict) or set(raw) - set(allowed):
+    # Runs three times per user of a run of hundreds of thousands: kept to plain loops.
+    if not isinstance(raw, dict) or not raw.keys() <= set(allowed):
         raise MalformedAggregate(f"unexpected {what}")
     counts = {key: int(raw.get(key, 0)) for key in allowed}
-    if any(value < 0 for value in counts.values()):
+    if min(counts.values()) < 0:
         raise MalformedAggregate(f"negative {what}")
     return counts
 
 
+def _as_date(value: Any) -> date:
+    # The aggregate arrives as JSON, where a date is its ISO text.
+    return value if isinstance(value, date) else date.fromisoformat(value)
+
+
+def _count(row: dict[str, Any], key: str) -> int:
+    value = int(row[key])
+    if value < 0:
+        raise MalformedAggregate(f"negative {key}")
+    return value
+
+
 def top_category(counts: dict[str, int]) -> str | None:
     """The most frequent excuse; ties go to the spec's order, and no excuse at all is None."""
-    best = max(CATEGORIES, key=lambda category: (counts[category], -CATEGORIES.index(category)))
-    return best if counts[best] > 0 else None
+    best, most = None, 0
+    for category in CATEGORIES:  # strictly greater: the earlier category keeps a tie
+        if counts[category] > most:
+            best, most = category, counts[category]
+    return best
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -102,7 +118,14 @@ def build_summary(row: dict[str, Any], personas: InsightPersonas) -> tuple[dict[
             }
             for key, stats in sorted(row["persona_stats"].items())
         }
-        week_start: date = row["week_start"]
+        week_start = _as_date(row["week_start"])
+        abandoned, emergency_unlocks, emergency_excess = (
+            _count(row, "abandoned_sessions"),
+            _count(row, "emergency_unlocks"),
+            _count(row, "emergency_excess"),
+        )
+    except MalformedAggregate:
+        raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MalformedAggregate(type(exc).__name__) from exc
     top = top_category(counts)
@@ -134,6 +157,9 @@ def build_summary(row: dict[str, Any], personas: InsightPersonas) -> tuple[dict[
         "verdict_counts": verdicts,
         "overrides": row["overrides"],
         "emergencies": row["emergencies"],
+        "abandoned_sessions": abandoned,
+        "emergency_unlocks": emergency_unlocks,
+        "emergency_excess": emergency_excess,
         "appeals": row["appeals"],
         "appeal_rate": _rate(row["appeals"], row["evaluated_sessions"]),
         "compliance_rate": compliance,
