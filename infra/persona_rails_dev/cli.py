@@ -158,6 +158,14 @@ def _db(args: argparse.Namespace) -> int:
     return 0
 
 
+def _db_check(args: argparse.Namespace) -> int:
+    from persona_rails_dev import db_check
+
+    # DATABASE_URL when set (a live project, as `postgres`), else the local embedded database.
+    url = os.environ.get("DATABASE_URL") or local_env.prepare(seed=False)
+    return db_check.run(url)
+
+
 def _replay(args: argparse.Namespace) -> int:
     from persona_rails_dev.replay import replay
 
@@ -230,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--seed", action="store_true", help="also load supabase/seed.sql")
     db.add_argument("--stop", action="store_true", help="stop the embedded PostgreSQL (its data stays)")
     db.set_defaults(run=_db)
+
+    db_check = commands.add_parser(
+        "db-check", help="check that DATABASE_URL (else the embedded database) matches the migrations"
+    )
+    db_check.set_defaults(run=_db_check)
 
     replay = commands.add_parser("replay", help="recompute stored decisions with no network")
     replay.add_argument("function", help="logical id in template.yaml")
