@@ -166,6 +166,15 @@ def _db_check(args: argparse.Namespace) -> int:
     return db_check.run(url)
 
 
+def _smoke(args: argparse.Namespace) -> int:
+    from persona_rails_dev import smoke
+
+    send = smoke.http_sender(args.url, args.token)
+    user = smoke.token_subject(args.token)
+    ok = smoke.run(send, user_id=user, rule_id=args.rule_id, app=args.app_identifier)
+    return 0 if ok else 1
+
+
 def _replay(args: argparse.Namespace) -> int:
     from persona_rails_dev.replay import replay
 
@@ -243,6 +252,15 @@ def build_parser() -> argparse.ArgumentParser:
         "db-check", help="check that DATABASE_URL (else the embedded database) matches the migrations"
     )
     db_check.set_defaults(run=_db_check)
+
+    smoke = commands.add_parser("smoke", help="one dialog per HTTP function against a deployed API")
+    smoke.add_argument("--url", required=True, help="the stack's ApiUrl output")
+    smoke.add_argument("--token", required=True, help="a real user's Supabase access token (JWT)")
+    smoke.add_argument(
+        "--rule-id", required=True, type=uuid_argument("rule id"), help="one of that user's rules"
+    )
+    smoke.add_argument("--app-identifier", required=True, help="the app that rule governs")
+    smoke.set_defaults(run=_smoke)
 
     replay = commands.add_parser("replay", help="recompute stored decisions with no network")
     replay.add_argument("function", help="logical id in template.yaml")
