@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint typecheck unit openapi interview-schemas sps-schemas bench clean
+.PHONY: dev test lint typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,16 @@ interview-schemas: $(BIN)/.installed
 # Regenerate the SPS documents' JSON Schemas after changing their models (a test fails while stale).
 sps-schemas: $(BIN)/.installed
 	PYTHONPATH=shared:functions/sps_encounter $(BIN)/python -m sps_encounter.schema_files
+
+# The layer and every function of template.yaml for arm64 python3.12, without Docker: .build/layer,
+# .build/functions/<LogicalId>, their zips in .build/dist and .build/package-report.json (sizes).
+# Needs CPython 3.12 for the bytecode (python3.12 on PATH, e.g. PYENV_VERSION=3.12.1).
+package: $(BIN)/.installed
+	$(BIN)/python -m persona_rails_dev.package
+
+# Re-resolve requirements/layer.lock after changing shared/requirements.txt.
+layer-lock: $(BIN)/.installed
+	$(BIN)/python -m persona_rails_dev.package lock
 
 $(BIN)/.bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
