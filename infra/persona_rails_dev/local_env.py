@@ -11,7 +11,7 @@ from persona_rails import env
 from persona_rails_dev.template import REPO_ROOT
 
 # The Supabase CLI's well-known local secret, so tokens minted here also work against
-# `supabase start`. Local only: deployments take SupabaseJwtSecret or SupabaseJwksUrl.
+# `supabase start`. Local only: deployments take SupabaseJwtSecretParameter or SupabaseJwksUrl.
 LOCAL_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"  # noqa: S105
 LOCAL_PGDATA = REPO_ROOT / ".local" / "pgdata"
 DEV_USER_ID = "00000000-0000-4000-8000-000000000001"

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from persona_rails.env import PARAMETER_SUFFIX
 from persona_rails_dev.template import Function, resolved_environment
 
 _WORKER_MAIN = Path(__file__).parent / "worker_main.py"
@@ -58,6 +59,11 @@ def lambda_environment(
             env[name] = local[name]
         elif name in declared:
             env[name] = declared[name]
+        # A secret the template has read from SSM (DATABASE_URL_PARAMETER) is this machine's plain
+        # variable (DATABASE_URL) locally, as local development configures it.
+        plain = name.removesuffix(PARAMETER_SUFFIX)
+        if plain != name and local.get(plain):
+            env[plain] = local[plain]
     region = local.get("AWS_REGION") or local.get("AWS_DEFAULT_REGION") or "us-east-1"
     env.update(
         {

@@ -1,9 +1,10 @@
 """Typed configuration, read from the environment once per cold start.
 
 Each function composes the mixins it needs, as in the handler cookbook; `cached_settings`
-validates a settings class once and returns the same object for every invocation. Plain
-pydantic models read `os.environ` themselves: pydantic-settings did the same job for ~15 ms of
-every cold start.
+validates a settings class once and returns the same object for every invocation. A secret comes
+from the SSM parameter its `*_PARAMETER` variable names, when one is named (persona_rails.secrets).
+Plain pydantic models read `os.environ` themselves: pydantic-settings did the same job for ~15 ms
+of every cold start.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from persona_rails import env
+from persona_rails.secrets import resolve_secrets
 
 if TYPE_CHECKING:
     from persona_rails.signed_state import StateSigner
@@ -28,7 +30,10 @@ class _Base(BaseModel):
         """Validate from the environment (field aliases are the variable names)."""
         # template.yaml passes "" for parameters left unset, which must mean "not configured".
         present = {name: value for name, value in os.environ.items() if value != ""}
-        return cls.model_validate({**present, **overrides})
+        # Only this class's own secrets are fetched: AuthSettings never reads the database URL.
+        aliases = [field.validation_alias for field in cls.model_fields.values()]
+        secrets = resolve_secrets(present, [alias for alias in aliases if isinstance(alias, str)])
+        return cls.model_validate({**present, **secrets, **overrides})
 
 
 class DatabaseSettings(_Base):

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from persona_rails.db import get_database
 from persona_rails.observability import logger, metrics, publishing_metrics
+from persona_rails.secrets import require_secrets
 from persona_rails.settings import InterceptSettings, cached_settings
 from weekly_summary.fanout import sqs_sender
 from weekly_summary.housekeeping import run_housekeeping
@@ -27,8 +28,9 @@ from weekly_summary.schemas import PartitionRequest, RunRequest, sqs_records
 from weekly_summary.service import RunReport, run_partition, run_weekly
 from weekly_summary.settings import WeeklySettings
 
-# Validated at init so a broken personas file fails the deploy's first cold start.
+# Validated at init so a broken personas file or secret parameter fails the deploy's first cold start.
 insight_persona_config()
+require_secrets()
 
 
 def _remaining(context: Any) -> Callable[[], float] | None:

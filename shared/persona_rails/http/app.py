@@ -10,12 +10,15 @@ from fastapi import APIRouter, FastAPI
 
 from persona_rails.http.errors import install_error_handlers
 from persona_rails.observability import logger, publishing_metrics, tracer, tracing_enabled
+from persona_rails.secrets import require_secrets
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 def create_app(title: str, router: APIRouter, *, max_body_bytes: int | None = None) -> FastAPI:
     """`max_body_bytes`: bodies over it get 413 before parsing (`persona_rails.http.body_limit`)."""
+    # At init, so a missing or invalid secret parameter fails the cold start, not a request.
+    require_secrets()
     # No docs routes: API Gateway only forwards the declared routes anyway.
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
     install_error_handlers(app)

@@ -1,0 +1,43 @@
+"""samconfig.toml keeps the non-secret deploy answers for dev and prod: every override names a
+parameter template.yaml declares, the required ones are answered, and no value is a secret (a
+*Parameter value is the name of an SSM SecureString, never its content)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from persona_rails_dev.template import load_template
+
+SAMCONFIG = Path(__file__).resolve().parents[2] / "samconfig.toml"
+STAGES = ("dev", "prod")
+
+
+def _overrides(stage: str) -> dict[str, str]:
+    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
+    pairs = config[stage]["deploy"]["parameters"]["parameter_overrides"]
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_every_override_is_a_template_parameter_and_the_required_ones_are_answered(stage):
+    declared = load_template()["Parameters"]
+    overrides = _overrides(stage)
+    assert set(overrides) <= set(declared), set(overrides) - set(declared)
+    required = {name for name, spec in declared.items() if "Default" not in spec}
+    assert required <= set(overrides), required - set(overrides)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_secret_parameters_hold_names_of_the_stages_own_securestrings(stage):
+    for name, value in _overrides(stage).items():
+        if name.endswith("Parameter") and value:
+            assert value.startswith(f"/persona-rails/{stage}/"), (name, value)
+
+
+def test_the_stages_are_separate_stacks():
+    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
+    names = {config[stage]["deploy"]["parameters"]["stack_name"] for stage in STAGES}
+    assert len(names) == len(STAGES)
