@@ -9,8 +9,9 @@
 -- ADMIN_DATABASE_URL is the `postgres` connection string of the project (session mode, port
 -- 5432). Keep the two passwords: they go into the functions' DATABASE_URL secrets
 -- (docs/deploy.md), e.g.
---   postgresql://persona_rails_api_login.<project-ref>:<api_password>@aws-0-<region>.pooler.supabase.com:6543/postgres
--- (Supabase's pooler takes `<role>.<project-ref>` as the user name).
+--   postgresql://persona_rails_api_login.<project-ref>:<api_password>@<pooler host>:6543/postgres
+-- (Supabase's pooler takes `<role>.<project-ref>` as the user name; copy the host from the
+-- dashboard's Connect dialog).
 
 \if :{?api_password}
 \else
@@ -25,6 +26,8 @@
 
 ALTER ROLE persona_rails_api_login WITH LOGIN PASSWORD :'api_password';
 ALTER ROLE persona_rails_weekly_login WITH LOGIN PASSWORD :'weekly_password';
--- The pooler needs no more: a login's statements are what its functions send, and nothing else.
+-- A ceiling on any one statement. Role settings apply on a direct or session-mode connection;
+-- whether the transaction pooler applies them varies: check with `SHOW statement_timeout` on port
+-- 6543. The functions' own timeout (PERSONA_RAILS_DB_TIMEOUT_SECONDS) holds either way.
 ALTER ROLE persona_rails_api_login SET statement_timeout = '30s';
 ALTER ROLE persona_rails_weekly_login SET statement_timeout = '10min';

@@ -4,6 +4,7 @@ parameter template.yaml declares, the required ones are answered, and no value i
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -13,6 +14,21 @@ from persona_rails_dev.template import load_template
 
 SAMCONFIG = Path(__file__).resolve().parents[2] / "samconfig.toml"
 STAGES = ("dev", "prod")
+
+
+# SAM CLI's own pattern for one override (samcli/cli/types.py, CfnParameterOverridesType): a
+# value must follow the `=`, so `Name=` stops every `sam deploy --config-env` before it starts.
+SAM_OVERRIDE = re.compile(r"^[A-Za-z0-9]+=.+$")
+
+
+def _pairs(stage: str) -> list[str]:
+    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
+    return config[stage]["deploy"]["parameters"]["parameter_overrides"]
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_every_override_is_one_sam_accepts(stage):
+    assert [pair for pair in _pairs(stage) if not SAM_OVERRIDE.match(pair)] == []
 
 
 def _overrides(stage: str) -> dict[str, str]:
