@@ -33,18 +33,26 @@ from persona_rails_dev.template import REPO_ROOT, functions, layer_paths, load_t
 LOCK_FILE = REPO_ROOT / "requirements/layer.lock"
 LAYER_REQUIREMENTS = REPO_ROOT / "shared/requirements.txt"
 DEFAULT_OUT = REPO_ROOT / ".build"
-# What Lambda's arm64 python3.12 runtime loads: manylinux_2_28 covers its glibc (2.34).
-PIP_TARGET = [
-    "--platform",
-    "manylinux_2_28_aarch64",
-    "--platform",
-    "manylinux2014_aarch64",
-    "--only-binary=:all:",
-    "--python-version",
-    "3.12",
-    "--implementation",
-    "cp",
-]
+LAMBDA_MACHINE = "aarch64"
+
+
+def pip_target(machine: str = LAMBDA_MACHINE) -> list[str]:
+    """What Lambda's python3.12 runtime loads on `machine`: manylinux_2_28 covers its glibc (2.34).
+    Only arm64 (aarch64) ships; bench/cold_start_packaged.py builds an x86_64 twin to run here."""
+    return [
+        "--platform",
+        f"manylinux_2_28_{machine}",
+        "--platform",
+        f"manylinux2014_{machine}",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.12",
+        "--implementation",
+        "cp",
+    ]
+
+
+PIP_TARGET = pip_target()
 CACHE_DIR = Path(os.environ.get("PERSONA_RAILS_PIP_CACHE") or Path.home() / ".cache/persona-rails/pip")
 PYTHON312_VARIABLE = "PERSONA_RAILS_PYTHON312"
 _SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".DS_Store")
@@ -97,9 +105,16 @@ def canonical_name(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
-def _wheelhouse(lock_file: Path) -> Path:
+def locked_pins(lock_file: Path = LOCK_FILE) -> list[str]:
+    """`name==version` for every package of the lock, without its hashes."""
+    lines = lock_file.read_text(encoding="utf-8").splitlines()
+    return [line.split(" ")[0] for line in lines if "==" in line and not line.startswith("#")]
+
+
+def _wheelhouse(lock_file: Path, machine: str = LAMBDA_MACHINE) -> Path:
     """The lock's wheels, downloaded once per lock content: later builds install them offline."""
-    key = hashlib.sha256(lock_file.read_bytes() + " ".join(PIP_TARGET).encode()).hexdigest()[:16]
+    target = pip_target(machine)
+    key = hashlib.sha256(lock_file.read_bytes() + " ".join(target).encode()).hexdigest()[:16]
     wheels = CACHE_DIR / "wheels" / key
     complete = wheels / ".complete"
     if not complete.exists():
@@ -110,7 +125,7 @@ def _wheelhouse(lock_file: Path) -> Path:
             str(CACHE_DIR / "http"),
             "--dest",
             str(wheels),
-            *PIP_TARGET,
+            *target,
             "-r",
             str(lock_file),
         )
@@ -155,19 +170,19 @@ def _copy_packages(source: Path, destination: Path) -> None:
             shutil.copytree(child, destination / child.name, ignore=_SKIPPED)
 
 
-def _build_layer(layer_root: Path, lock_file: Path) -> None:
+def _build_layer(layer_root: Path, lock_file: Path, machine: str = LAMBDA_MACHINE) -> None:
     site = layer_root / "python"
     _pip(
         "install",
         "--quiet",
         "--no-index",
         "--find-links",
-        str(_wheelhouse(lock_file)),
+        str(_wheelhouse(lock_file, machine)),
         "--target",
         str(site),
         # The host interpreter would write its own (useless) bytecode; 3.12's comes later.
         "--no-compile",
-        *PIP_TARGET,
+        *pip_target(machine),
         "-r",
         str(lock_file),
     )
@@ -186,7 +201,7 @@ def _output(command: list[str]) -> str:
     return done.stdout if done.returncode == 0 else ""
 
 
-def _compile(directories: list[Path]) -> None:
+def compile_bytecode(directories: list[Path]) -> None:
     subprocess.run(  # noqa: S603 - CPython 3.12's compileall over our build folder
         [
             *python312(),
@@ -215,8 +230,11 @@ def _zip(directory: Path, zip_path: Path) -> None:
             archive.writestr(info, path.read_bytes())
 
 
-def build(out: Path = DEFAULT_OUT, lock_file: Path = LOCK_FILE) -> dict[str, Any]:
-    """Build .build/layer, .build/functions/<LogicalId>, their zips in .build/dist and the size report."""
+def build(
+    out: Path = DEFAULT_OUT, lock_file: Path = LOCK_FILE, machine: str = LAMBDA_MACHINE
+) -> dict[str, Any]:
+    """Build .build/layer, .build/functions/<LogicalId>, their zips in .build/dist and the size report.
+    `machine` other than aarch64 builds a twin for measuring on this machine, never for deploying."""
     shutil.rmtree(out, ignore_errors=True)
     layer = Artifact("layer", out / "layer", out / "dist/layer.zip")
     declared = functions()
@@ -229,12 +247,17 @@ def build(out: Path = DEFAULT_OUT, lock_file: Path = LOCK_FILE) -> dict[str, Any
         directory = out / "functions" / logical_id
         shutil.copytree(function.code_uri, directory, ignore=_SKIPPED)
         function_artifacts.append(Artifact(logical_id, directory, out / "dist" / f"{logical_id}.zip"))
-    _build_layer(layer.directory, lock_file)
-    _compile([layer.directory, *(artifact.directory for artifact in function_artifacts)])
+    if machine != LAMBDA_MACHINE:
+        # The lock's hashes are the aarch64 wheels'; the twin installs the same versions unhashed.
+        pins = out / "pins.txt"
+        pins.write_text("".join(f"{pin}\n" for pin in locked_pins(lock_file)), encoding="utf-8")
+        lock_file = pins
+    _build_layer(layer.directory, lock_file, machine)
+    compile_bytecode([layer.directory, *(artifact.directory for artifact in function_artifacts)])
     for artifact in (layer, *function_artifacts):
         _zip(artifact.directory, artifact.zip_path)
     _write_template(out, layer, function_artifacts)
-    report = _report(out, layer, function_artifacts)
+    report = _report(out, layer, function_artifacts, machine)
     (out / "package-report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
@@ -256,11 +279,13 @@ def _write_template(out: Path, layer: Artifact, function_artifacts: list[Artifac
     (out / "template.yaml").write_text(header + text, encoding="utf-8")
 
 
-def _report(out: Path, layer: Artifact, function_artifacts: list[Artifact]) -> dict[str, Any]:
+def _report(
+    out: Path, layer: Artifact, function_artifacts: list[Artifact], machine: str = LAMBDA_MACHINE
+) -> dict[str, Any]:
     layer_bytes = package_checks.unzipped_bytes(layer.directory)
     return {
         "runtime": "python3.12",
-        "architecture": "arm64",
+        "architecture": "arm64" if machine == LAMBDA_MACHINE else machine,
         "limit_unzipped_bytes": package_checks.LAMBDA_UNZIPPED_LIMIT,
         "layer": {
             "directory": layer.directory.relative_to(out).as_posix(),

@@ -1,0 +1,468 @@
+"""Cold start of the packaged artifact, per function, against a hello-world packaged the same way.
+
+`make package` builds for arm64, whose native modules can't load on an x86_64 machine, so this
+benchmark first builds an **x86_64 twin** of the same artifact with the same code:
+`persona_rails_dev.package.build(machine="x86_64")` installs the exact versions of
+requirements/layer.lock for manylinux x86_64 / CPython 3.12 (`--only-binary=:all:`) and compiles
+the 3.12 bytecode (unchecked-hash .pyc) as the real build does. The baseline (bench/baseline_app.py,
+FastAPI + Mangum, one POST route) is compiled the same way and runs on the same layer. What Lambda's
+runtime adds (boto3 and s3transfer in its own site-packages) goes into a `runtime/` folder.
+
+Each run is a fresh `python3.12 -I -B` process (isolated, and like Lambda unable to write bytecode)
+whose sys.path is the function folder, the layer's python/ and runtime/, then the interpreter's
+standard library only. It imports the handler named in template.yaml, answers its first request from
+its events/ fixture, and exits. The environment is the template's (`workers.lambda_environment`):
+secrets are read through Powertools Parameters from an SSM endpoint served by this process (so the
+boto3 import, the client and two GetParameter calls over HTTP are in the time; the network latency
+to the real SSM is not), the LLM is left unset, the database is an embedded Postgres with
+supabase/seed.sql. Three sides alternate, in a rotating order, for every run:
+
+    deployed  tracing as template.yaml deploys it by default (parameter Tracing, default PassThrough:
+              POWERTOOLS_TRACE_DISABLED=true, the X-Ray SDK is never imported)
+    active    Tracing=Active: the Powertools tracer, the X-Ray SDK and its patches, a sampled trace
+    baseline  the hello-world handler
+
+    python -m bench.cold_start_packaged [--runs 11] [--function InterceptSessionFunction ...]
+
+Target: median process time of each function, as deployed, <= 1.5 x the baseline's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, median, ms, verdict
+
+RATIO_TARGET = 1.5
+TWIN = REPO_ROOT / ".build-x86_64"
+MACHINE = "x86_64"
+# Signs the events/ fixtures' tokens (tests/conftest.py uses the same one).
+FIXTURE_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"  # noqa: S105 - public test value
+# Each function's first request: the fixture its users send most. Any 2xx counts (a repeated start
+# is a retry and answers 200 instead of 201).
+FIRST_REQUEST = {
+    "InterceptSessionFunction": "intercept-session/start.json",
+    "ModerationCheckFunction": "moderation-check/check.json",
+    "InterviewTurnFunction": "interview-turn/start.json",
+    "ChairInterruptFunction": "chair-interrupt/quick-check.json",
+    "SpsEncounterFunction": "sps-encounter/start.json",
+    "WeeklySummaryFunction": "weekly-summary/backfill-user.json",
+}
+# What Lambda's python3.12 runtime provides besides the standard library.
+RUNTIME_PACKAGES = ("boto3", "s3transfer")
+# Lambda sets these for a traced invocation; the daemon address is a local port nobody listens on.
+TRACE_VARIABLES = {
+    "_X_AMZN_TRACE_ID": "Root=1-6741a3c0-5f0e4c8b9a2d7e1f3b6c8d0a;Parent=53995c3f42cd8ad8;Sampled=1",
+    "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+    "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+}
+
+CHILD_SCRIPT = r"""
+import time
+started = time.perf_counter_ns()
+import json, sys
+spec = json.loads(sys.argv[1])
+# Lambda's order: the function, the layer, the runtime's packages, then the standard library.
+sys.path[:] = spec["sys_path"] + [entry for entry in sys.path if "-packages" not in entry]
+import asyncio, importlib
+asyncio.set_event_loop(asyncio.new_event_loop())
+module_name, _, attribute = spec["handler"].rpartition(".")
+handler = getattr(importlib.import_module(module_name), attribute)
+imported = time.perf_counter_ns()
+
+
+class Context:
+    function_name = spec["function_name"]
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:" + function_name
+    aws_request_id = "00000000-0000-4000-8000-0000000000cd"
+
+    def get_remaining_time_in_millis(self):
+        return 10_000
+
+
+result = handler(spec["event"], Context())
+answered = time.perf_counter_ns()
+import resource
+status = result.get("statusCode", 200) if isinstance(result, dict) else 200
+sys.stdout.write("\n" + json.dumps({
+    "status": status,
+    "body": str(result.get("body", ""))[:300] if isinstance(result, dict) else "",
+    "import_ns": imported - started,
+    "request_ns": answered - imported,
+    "answered_ns": answered,
+    "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    "modules": len(sys.modules),
+    "xray": "aws_xray_sdk" in sys.modules,
+    "absent": sorted(name for name in ("openai", "supabase") if name not in sys.modules),
+    "files": {name: getattr(sys.modules.get(name), "__file__", None) for name in spec["check_files"]},
+}) + "\n")
+"""
+
+
+# --- the x86_64 twin -------------------------------------------------------------------------------
+
+
+def build_twin(out: Path = TWIN) -> Path:
+    """The packaged artifact for x86_64, plus the baseline and the runtime's packages, compiled by 3.12."""
+    from persona_rails_dev import package
+
+    package.build(out, machine=MACHINE)
+    baseline = out / "baseline"
+    baseline.mkdir()
+    shutil.copy2(REPO_ROOT / "bench" / "baseline_app.py", baseline / "baseline_app.py")
+    runtime = out / "runtime"
+    boto3 = _installed_version("boto3")
+    subprocess.run(
+        [
+            *_pip(),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--target",
+            str(runtime),
+            *package.pip_target(MACHINE),
+            f"boto3=={boto3}",
+            "s3transfer",
+        ],
+        check=True,
+    )
+    package.compile_bytecode([baseline, runtime])
+    return out
+
+
+def _pip() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "pip"]
+
+
+def _installed_version(name: str) -> str:
+    from importlib.metadata import version
+
+    return version(name)
+
+
+# --- SSM, served locally -----------------------------------------------------------------------------
+
+
+@contextmanager
+def ssm_endpoint(values: dict[str, str]) -> Iterator[str]:
+    """An HTTP endpoint answering SSM GetParameter (the JSON protocol boto3 speaks) from `values`."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+            name = request.get("Name", "")
+            if self.headers.get("X-Amz-Target") == "AmazonSSM.GetParameter" and name in values:
+                status, body = (
+                    200,
+                    {
+                        "Parameter": {
+                            "Name": name,
+                            "Type": "SecureString",
+                            "Value": values[name],
+                            "Version": 1,
+                            "DataType": "text",
+                            "ARN": f"arn:aws:ssm:us-east-1:000000000000:parameter{name}",
+                        }
+                    },
+                )
+            else:
+                status, body = 400, {"__type": "ParameterNotFound", "message": name}
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/x-amz-json-1.1")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- the three sides -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str
+    function_name: str
+    sys_path: list[str]
+    handler: str
+    event: dict[str, Any]
+    env: dict[str, str]
+    check_files: tuple[str, ...] = ()
+
+
+def template_tracing(logical_id: str) -> str:
+    from persona_rails_dev.template import load_template
+
+    document = load_template()
+    from persona_rails_dev.template import parameter_defaults
+
+    own = document["Resources"][logical_id]["Properties"].get("Tracing")
+    mode = own or document.get("Globals", {}).get("Function", {}).get("Tracing", "PassThrough")
+    # `Tracing: !Ref Tracing`: what a deployment that keeps the parameter's default gets.
+    return str(parameter_defaults()[mode["Ref"]] if isinstance(mode, dict) else mode)
+
+
+def function_environment(
+    logical_id: str, database_url: str, endpoint: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The function's Lambda environment with parameters only (no plain secret), LLM unset, tracing
+    off; and the SSM values its parameters name."""
+    from persona_rails.secrets import SECRET_VARIABLES, parameter_variable
+    from persona_rails_dev.template import functions
+    from persona_rails_dev.workers import lambda_environment
+
+    function = functions()[logical_id]
+    machine = {
+        name: os.environ[name]
+        for name in ("PATH", "HOME", "LANG", "TMPDIR", "XDG_RUNTIME_DIR")
+        if name in os.environ
+    }
+    env = lambda_environment(function, local=machine)
+    plain = {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET}
+    values = {}
+    for variable in SECRET_VARIABLES:
+        companion = parameter_variable(variable)
+        env.pop(variable, None)
+        env.pop(companion, None)
+        # A parameter the template gives this function, named as a deployment would name it. The LLM
+        # key's stays unset: every engine answers offline.
+        if companion in function.environment and variable in plain:
+            env[companion] = f"/persona-rails/bench/{variable.lower().replace('_', '-')}"
+            values[env[companion]] = plain[variable]
+    for name in ("OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL", "PYTHONPATH"):
+        env.pop(name, None)
+    env.update(
+        {
+            "LAMBDA_TASK_ROOT": str(TWIN / "functions" / logical_id),
+            "AWS_ENDPOINT_URL_SSM": endpoint,
+            "AWS_ACCESS_KEY_ID": "ASIABENCHBENCHBENCH0",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_SESSION_TOKEN": "bench",
+            "POWERTOOLS_TRACE_DISABLED": "true",
+        }
+    )
+    return env, values
+
+
+def sides(logical_id: str, database_url: str, endpoint: str) -> tuple[list[Side], dict[str, str]]:
+    from bench.cold_start import baseline_event
+    from persona_rails_dev.event_fixtures import load_event
+    from persona_rails_dev.template import functions
+
+    function = functions()[logical_id]
+    layer = str(TWIN / "layer" / "python")
+    runtime = str(TWIN / "runtime")
+    code = str(TWIN / "functions" / logical_id)
+    untraced, values = function_environment(logical_id, database_url, endpoint)
+    traced = {name: value for name, value in untraced.items() if name != "POWERTOOLS_TRACE_DISABLED"}
+    traced.update(TRACE_VARIABLES)
+    deployed = traced if template_tracing(logical_id) == "Active" else untraced
+    event = load_event(FIRST_REQUEST[logical_id])
+    check = (function.package, "persona_rails")
+    result = [
+        Side("deployed", logical_id, [code, layer, runtime], function.handler, event, deployed, check),
+        Side("active", logical_id, [code, layer, runtime], function.handler, event, traced, check),
+        Side(
+            "baseline",
+            "HelloWorldBaseline",
+            [str(TWIN / "baseline"), layer, runtime],
+            "baseline_app.lambda_handler",
+            baseline_event(),
+            untraced,
+            ("baseline_app", "fastapi"),
+        ),
+    ]
+    return result, values
+
+
+@dataclass(frozen=True)
+class Sample:
+    spawned_ns: int
+    process_ns: int
+    output: dict[str, Any]
+
+    @property
+    def response_ns(self) -> int:
+        # perf_counter is CLOCK_MONOTONIC on Linux: one clock for the parent and the child.
+        return int(self.output["answered_ns"]) - self.spawned_ns
+
+
+def spawn(python: list[str], side: Side) -> Sample:
+    spec = {
+        "sys_path": side.sys_path,
+        "handler": side.handler,
+        "function_name": side.function_name,
+        "event": side.event,
+        "check_files": list(side.check_files),
+    }
+    started = time.perf_counter_ns()
+    completed = subprocess.run(
+        [*python, "-B", "-c", CHILD_SCRIPT, json.dumps(spec, ensure_ascii=False)],
+        env=side.env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    elapsed = time.perf_counter_ns() - started
+    if completed.returncode != 0:
+        raise RuntimeError(f"{side.function_name} ({side.name}) failed:\n{completed.stderr[-3000:]}")
+    output = json.loads(completed.stdout.strip().splitlines()[-1])
+    if not 200 <= int(output["status"]) < 300:
+        raise RuntimeError(f"{side.function_name} ({side.name}): status {output['status']}: {output['body']}")
+    for name, path in output["files"].items():
+        # Proof that the code came from the twin, not from the repository or the virtualenv.
+        if path is None or not any(str(path).startswith(entry) for entry in side.sys_path):
+            raise RuntimeError(f"{side.function_name} ({side.name}): {name} came from {path}")
+    return Sample(started, elapsed, output)
+
+
+def real_interpreter(command: list[str]) -> list[str]:
+    """The interpreter itself, not a pyenv shim (a shell script that adds ~150 ms to every start)."""
+    probe = subprocess.run(
+        [*command, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True
+    )
+    return [probe.stdout.strip(), *command[1:]]
+
+
+def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[Sample]]]:
+    from persona_rails_dev.package import python312
+
+    python = real_interpreter(python312())
+    results: dict[str, dict[str, list[Sample]]] = {}
+    with embedded_database() as database:
+        with database.owner.as_owner() as tx:
+            tx.execute((REPO_ROOT / "supabase" / "seed.sql").read_text(encoding="utf-8"))
+        for logical_id in logical_ids:
+            samples: dict[str, list[Sample]] = {"deployed": [], "active": [], "baseline": []}
+            values: dict[str, str] = {}  # the server reads it per request: filled once the names are known
+            with ssm_endpoint(values) as endpoint:
+                side_list, named = sides(logical_id, database.url, endpoint)
+                values.update(named)
+                for side in side_list:  # untimed: the page cache
+                    spawn(python, side)
+                for index in range(runs):
+                    shift = index % len(side_list)
+                    for side in side_list[shift:] + side_list[:shift]:
+                        samples[side.name].append(spawn(python, side))
+            results[logical_id] = samples
+    return results
+
+
+# --- the report -------------------------------------------------------------------------------------
+
+
+def _median_ms(samples: list[Sample], part: str | None = None) -> float:
+    values = [s.response_ns if part is None else s.output[part] for s in samples]
+    return median(values)
+
+
+def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
+    rows = []
+    passed = True
+    leaks = []
+    for logical_id, samples in results.items():
+        deployed, active, baseline = samples["deployed"], samples["active"], samples["baseline"]
+        base = _median_ms(baseline)
+        ratio = _median_ms(deployed) / base
+        passed &= ratio <= RATIO_TARGET
+        leaks += [
+            f"{logical_id}: {name}"
+            for s in deployed + active
+            for name in ("openai", "supabase")
+            if name not in s.output["absent"]
+        ]
+        rows.append(
+            [
+                logical_id,
+                template_tracing(logical_id),
+                ms(_median_ms(deployed)),
+                f"{ratio:.2f}x",
+                ms(_median_ms(active)),
+                f"{_median_ms(active) / base:.2f}x",
+                ms(base),
+                ms(_median_ms(deployed, "import_ns")),
+                ms(_median_ms(deployed, "request_ns")),
+                f"{median([s.output['rss_kb'] for s in deployed]) / 1024:.0f}",
+                verdict(ratio <= RATIO_TARGET),
+            ]
+        )
+    return Report(
+        title=f"Cold start as deployed: x86_64 twin of the arm64 artifact, python3.12, {runs} runs per side",
+        headers=[
+            "function",
+            "template Tracing",
+            "as deployed ms",
+            "÷ baseline",
+            "Tracing=Active ms",
+            "÷ baseline",
+            "baseline ms",
+            "import ms (deployed)",
+            "first request ms (deployed)",
+            "peak RSS MB (deployed)",
+            f"≤ {RATIO_TARGET}x",
+        ],
+        rows=rows,
+        notes=[
+            "ms = median from the spawn to the first response returned (interpreter start, imports, init "
+            "with its SSM reads, the first request): what a user waits for on a cold start. The process's "
+            "exit is left out, as Lambda keeps the environment. Import (which includes init: the app is "
+            "built at import) and first request are timed inside the child.",
+            "baseline = bench/baseline_app.py packaged the same way (3.12 bytecode, same layer), measured "
+            "in the same run, alternating with both sides of each function.",
+            "openai/supabase after the first request: "
+            + (", ".join(leaks) if leaks else "absent in every run of every function: PASS"),
+        ],
+        passed=passed and not leaks,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from persona_rails_dev.template import functions
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=11, help="timed runs of each side of each function")
+    parser.add_argument("--function", action="append", choices=sorted(functions()), help="default: all")
+    parser.add_argument("--reuse", action="store_true", help=f"reuse {TWIN.name}/ instead of rebuilding it")
+    args = parser.parse_args(argv)
+    if not (args.reuse and TWIN.exists()):
+        build_twin()
+    print(machine_summary())
+    result = report(measure(args.function or list(FIRST_REQUEST), args.runs), args.runs)
+    emit(result)
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

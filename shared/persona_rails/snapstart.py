@@ -1,0 +1,45 @@
+"""Lambda SnapStart: a restored snapshot must not reuse the network clients of the init it froze.
+
+With the template's `SnapStart` parameter at PublishedVersions, Lambda runs init once per published
+version, snapshots the memory, and resumes copies of it for later cold starts: minutes or days
+later, in another execution environment. A pooled Postgres connection or an HTTP keep-alive pool
+captured in the snapshot then points at a socket that no longer exists, or that several restored
+copies would share. The after-restore hook drops them; each is recreated on first use.
+
+`snapshot_restore_py` is provided by Lambda's Python runtime (PyPI: snapshot-restore-py), so it is
+imported only when the runtime says it initialises for a snapshot; elsewhere `register` does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_SNAPSTART_INIT = "snap-start"
+
+
+def recreate_network_clients() -> None:
+    """Forget every cached client that holds a connection: the database pool, the LLM client, the
+    JWKS client and the SSM client of Powertools Parameters. Settings and secrets stay cached."""
+    from persona_rails import auth
+    from persona_rails.db.database import get_database
+    from persona_rails.llm import structured
+
+    if get_database.cache_info().currsize:
+        get_database().close()
+    get_database.cache_clear()
+    structured._client.cache_clear()
+    auth._jwks_client.cache_clear()
+    parameters = sys.modules.get("aws_lambda_powertools.utilities.parameters.base")
+    if parameters is not None:
+        parameters.DEFAULT_PROVIDERS.clear()
+
+
+def register() -> bool:
+    """Register the after-restore hook when this init will be snapshotted; True when it was."""
+    if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") != _SNAPSTART_INIT:
+        return False
+    from snapshot_restore_py import register_after_restore
+
+    register_after_restore(recreate_network_clients)
+    return True
