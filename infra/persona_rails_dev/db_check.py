@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from persona_rails.db import Database
-from persona_rails.db.migrations import migration_files, supabase_dir
+from persona_rails.db.migrations import applied_versions, migration_files, supabase_dir
 
 _TABLE = re.compile(r"CREATE TABLE (?:IF NOT EXISTS )?public\.(\w+)", re.IGNORECASE)
 _FUNCTION = re.compile(r"CREATE (?:OR REPLACE )?FUNCTION public\.(\w+)", re.IGNORECASE)
@@ -87,12 +87,7 @@ def compare(expected: Expected, applied: set[str], live: dict[str, set[str]], rl
 def check(database: Database, root: Path | None = None) -> Report:
     expected = expected_from((root or supabase_dir()) / "migrations")
     with database.as_owner() as tx:
-        has_table = tx.one("SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL AS ok")
-        applied = (
-            {row["version"] for row in tx.rows("SELECT version FROM supabase_migrations.schema_migrations")}
-            if has_table and has_table["ok"]
-            else set()
-        )
+        applied = applied_versions(tx)
         tables = {
             row["relname"]: row["relrowsecurity"]
             for row in tx.rows(

@@ -232,93 +232,9 @@ BEGIN
 END
 $$;
 
--- Everything a start answers from stored sessions, in one row: the app's unlock window or
--- delay still running, today's opens of the app, today's overrides, the override-free streak,
--- this week's emergency unlocks against the allowance, and a flagged emergency not yet told.
-CREATE FUNCTION public.intercept_start_context(p_app_identifier text, p_offset_minutes integer,
-                                               p_now timestamptz DEFAULT clock_timestamp())
-RETURNS TABLE (utc_offset_minutes integer, day_start timestamptz, day_end timestamptz, local_date date,
-               week_start date, unlocked_until timestamptz, retry_after timestamptz, opens_today integer,
-               overrides_today integer, streak_days integer, emergencies_this_week integer,
-               emergency_allowance integer, unmentioned_excess uuid)
-LANGUAGE sql STABLE SECURITY INVOKER
-SET search_path = ''
-AS $$
-  WITH day AS (SELECT * FROM public.intercept_local_day(p_offset_minutes, p_now)),
-  -- The window is the app's: a second rule for the same app does not open a way around it.
-  gate AS (
-    SELECT s.unlocked_until, s.retry_after FROM public.intercept_sessions s
-    WHERE s.user_id = (SELECT auth.uid()) AND s.app_identifier = p_app_identifier
-      AND (s.unlocked_until IS NOT NULL OR s.retry_after IS NOT NULL)
-    ORDER BY s.closed_at DESC
-    LIMIT 1
-  ),
-  last_override AS (
-    SELECT s.closed_at FROM public.intercept_sessions s
-    WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override' AND s.closed_at IS NOT NULL
-    ORDER BY s.closed_at DESC
-    LIMIT 1
-  ),
-  first_session AS (
-    SELECT s.created_at FROM public.intercept_sessions s
-    WHERE s.user_id = (SELECT auth.uid()) ORDER BY s.created_at LIMIT 1
-  )
-  SELECT d.utc_offset_minutes, d.day_start, d.day_end, d.local_date, d.week_start,
-    (SELECT g.unlocked_until FROM gate g WHERE g.unlocked_until > p_now),
-    (SELECT g.retry_after FROM gate g WHERE g.retry_after > p_now),
-    (SELECT count(*) FROM public.intercept_sessions s
-      WHERE s.user_id = (SELECT auth.uid()) AND s.app_identifier = p_app_identifier
-        AND s.created_at >= d.day_start)::integer,
-    (SELECT count(*) FROM public.intercept_sessions s
-      WHERE s.user_id = (SELECT auth.uid()) AND s.user_decision = 'override' AND s.closed_at >= d.day_start)::integer,
-    least(365, coalesce(CASE
-      WHEN (SELECT closed_at FROM last_override) IS NOT NULL
-        THEN d.local_date
-             - (((SELECT closed_at FROM last_override) AT TIME ZONE 'UTC') + make_interval(mins => d.utc_offset_minutes))::date
-      -- Never an override: every day since the first session, today included (a new user: 1).
-      ELSE d.local_date
-           - coalesce((((SELECT created_at FROM first_session) AT TIME ZONE 'UTC')
-                       + make_interval(mins => d.utc_offset_minutes))::date, d.local_date) + 1
-    END, 0))::integer,
-    (SELECT count(*) FROM public.intercept_sessions s
-      WHERE s.user_id = (SELECT auth.uid()) AND s.unlock_kind = 'emergency'
-        AND s.local_date >= d.week_start AND s.local_date < d.week_start + 7)::integer,
-    coalesce((SELECT u.emergency_allowance_per_week FROM public.intercept_user_settings u
-              WHERE u.user_id = (SELECT auth.uid())), 3),
-    (SELECT s.id FROM public.intercept_sessions s
-      WHERE s.user_id = (SELECT auth.uid()) AND s.emergency_over_allowance
-        AND NOT EXISTS (SELECT 1 FROM public.intercept_sessions n
-                        WHERE n.user_id = s.user_id AND n.mentions_excess_of = s.id)
-      ORDER BY s.closed_at DESC LIMIT 1)
-  FROM day d
-$$;
-
--- The week's emergency unlocks and the allowance, under the clock row's lock (see
--- intercept_observe_offset), so two emergency decisions at once cannot both be the last free one.
-CREATE FUNCTION public.intercept_emergency_budget(p_offset_minutes integer,
-                                                  p_now timestamptz DEFAULT clock_timestamp())
-RETURNS TABLE (day_end timestamptz, emergencies_this_week integer, emergency_allowance integer)
-LANGUAGE plpgsql VOLATILE SECURITY INVOKER
-SET search_path = ''
-AS $$
-DECLARE
-  v_user uuid := (SELECT auth.uid());
-  v_day record;
-BEGIN
-  PERFORM 1 FROM public.intercept_user_clock c WHERE c.user_id = v_user FOR UPDATE;
-  SELECT * INTO v_day FROM public.intercept_local_day(p_offset_minutes, p_now) d;
-  RETURN QUERY SELECT v_day.day_end,
-    (SELECT count(*) FROM public.intercept_sessions s
-      WHERE s.user_id = v_user AND s.unlock_kind = 'emergency'
-        AND s.local_date >= v_day.week_start AND s.local_date < v_day.week_start + 7)::integer,
-    coalesce((SELECT u.emergency_allowance_per_week FROM public.intercept_user_settings u
-              WHERE u.user_id = v_user), 3);
-END
-$$;
-
--- Today's overrides and the streak for a turn, at the day the clock gives (it replaces the
--- home-offset rule: the first session's offset no longer fixes midnight for good). Only these
--- two counts: a reason turn reads them, and nothing else a start needs.
+-- Today's overrides and the streak, at the day the clock gives (it replaces the home-offset rule:
+-- the first session's offset no longer fixes midnight for good). A reason turn reads only these;
+-- a start reads them through intercept_start_context.
 CREATE OR REPLACE FUNCTION public.intercept_day_stats(p_offset_minutes integer, p_now timestamptz DEFAULT now())
 RETURNS TABLE (override_count_today integer, streak integer)
 LANGUAGE sql STABLE SECURITY INVOKER
@@ -347,6 +263,78 @@ AS $$
                        + make_interval(mins => d.utc_offset_minutes))::date, d.local_date) + 1
     END, 0))::integer
   FROM day d
+$$;
+
+-- The emergency unlocks of the ISO week starting p_week_start (local dates) and the caller's
+-- weekly allowance: one definition for the start's counts and the decision's budget.
+CREATE FUNCTION public.intercept_emergency_week(p_week_start date)
+RETURNS TABLE (emergencies integer, allowance integer)
+LANGUAGE sql STABLE SECURITY INVOKER
+SET search_path = ''
+AS $$
+  SELECT
+    (SELECT count(*) FROM public.intercept_sessions s
+      WHERE s.user_id = (SELECT auth.uid()) AND s.unlock_kind = 'emergency'
+        AND s.local_date >= p_week_start AND s.local_date < p_week_start + 7)::integer,
+    coalesce((SELECT u.emergency_allowance_per_week FROM public.intercept_user_settings u
+              WHERE u.user_id = (SELECT auth.uid())), 3)
+$$;
+
+-- Everything a start answers from stored sessions, in one row: the app's unlock window or
+-- delay still running, today's opens of the app, today's overrides, the override-free streak,
+-- this week's emergency unlocks against the allowance, and a flagged emergency not yet told.
+CREATE FUNCTION public.intercept_start_context(p_app_identifier text, p_offset_minutes integer,
+                                               p_now timestamptz DEFAULT clock_timestamp())
+RETURNS TABLE (utc_offset_minutes integer, day_start timestamptz, day_end timestamptz, local_date date,
+               week_start date, unlocked_until timestamptz, retry_after timestamptz, opens_today integer,
+               overrides_today integer, streak_days integer, emergencies_this_week integer,
+               emergency_allowance integer, unmentioned_excess uuid)
+LANGUAGE sql STABLE SECURITY INVOKER
+SET search_path = ''
+AS $$
+  WITH day AS (SELECT * FROM public.intercept_local_day(p_offset_minutes, p_now)),
+  -- The window is the app's: a second rule for the same app does not open a way around it.
+  gate AS (
+    SELECT s.unlocked_until, s.retry_after FROM public.intercept_sessions s
+    WHERE s.user_id = (SELECT auth.uid()) AND s.app_identifier = p_app_identifier
+      AND (s.unlocked_until IS NOT NULL OR s.retry_after IS NOT NULL)
+    ORDER BY s.closed_at DESC
+    LIMIT 1
+  )
+  SELECT d.utc_offset_minutes, d.day_start, d.day_end, d.local_date, d.week_start,
+    (SELECT g.unlocked_until FROM gate g WHERE g.unlocked_until > p_now),
+    (SELECT g.retry_after FROM gate g WHERE g.retry_after > p_now),
+    (SELECT count(*) FROM public.intercept_sessions s
+      WHERE s.user_id = (SELECT auth.uid()) AND s.app_identifier = p_app_identifier
+        AND s.created_at >= d.day_start)::integer,
+    t.override_count_today, t.streak, w.emergencies, w.allowance,
+    (SELECT s.id FROM public.intercept_sessions s
+      WHERE s.user_id = (SELECT auth.uid()) AND s.emergency_over_allowance
+        AND NOT EXISTS (SELECT 1 FROM public.intercept_sessions n
+                        WHERE n.user_id = s.user_id AND n.mentions_excess_of = s.id)
+      ORDER BY s.closed_at DESC LIMIT 1)
+  FROM day d
+  CROSS JOIN public.intercept_day_stats(p_offset_minutes, p_now) t
+  CROSS JOIN public.intercept_emergency_week(d.week_start) w
+$$;
+
+-- The week's emergency unlocks and the allowance, under the clock row's lock (see
+-- intercept_observe_offset), so two emergency decisions at once cannot both be the last free one.
+CREATE FUNCTION public.intercept_emergency_budget(p_offset_minutes integer,
+                                                  p_now timestamptz DEFAULT clock_timestamp())
+RETURNS TABLE (day_end timestamptz, emergencies_this_week integer, emergency_allowance integer)
+LANGUAGE plpgsql VOLATILE SECURITY INVOKER
+SET search_path = ''
+AS $$
+DECLARE
+  v_user uuid := (SELECT auth.uid());
+  v_day record;
+BEGIN
+  PERFORM 1 FROM public.intercept_user_clock c WHERE c.user_id = v_user FOR UPDATE;
+  SELECT * INTO v_day FROM public.intercept_local_day(p_offset_minutes, p_now) d;
+  RETURN QUERY SELECT v_day.day_end, w.emergencies, w.allowance
+    FROM public.intercept_emergency_week(v_day.week_start) w;
+END
 $$;
 
 -- 7. The event of a closed dialog, built from the stored rows: the decision and the abandoned
@@ -433,6 +421,7 @@ REVOKE ALL ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, intege
   public.intercept_observe_offset(integer, timestamptz),
   public.intercept_start_context(text, integer, timestamptz),
   public.intercept_emergency_budget(integer, timestamptz),
+  public.intercept_emergency_week(date),
   public.intercept_completed_event(uuid, uuid),
   public.intercept_close_abandoned(integer, integer)
   FROM PUBLIC, anon;
@@ -440,6 +429,7 @@ GRANT EXECUTE ON FUNCTION public.intercept_midnight_on_or_after(timestamptz, int
   public.intercept_midnight_on_or_before(timestamptz, integer),
   public.intercept_local_day(integer, timestamptz),
   public.intercept_start_context(text, integer, timestamptz),
+  public.intercept_emergency_week(date),
   public.intercept_completed_event(uuid, uuid)
   TO authenticated, service_role;
 GRANT EXECUTE ON FUNCTION public.intercept_observe_offset(integer, timestamptz),

@@ -70,14 +70,18 @@ def _view(session: Row) -> state_machine.SessionView:
     )
 
 
-def _persona_out(session: Row) -> PersonaOut:
-    persona = personas().get(session["persona_key"])
+def _persona_view(persona: Persona, version: int) -> PersonaOut:
     return PersonaOut(
         key=persona.key,
         display_name=persona.display_name,
         avatar_asset_key=persona.avatar_asset_key,
-        version=session["persona_version"],
+        version=version,
     )
+
+
+def _persona_out(session: Row) -> PersonaOut:
+    """The persona as the session met it: its version is the session's, not today's file's."""
+    return _persona_view(personas().get(session["persona_key"]), session["persona_version"])
 
 
 def _found_session(rows: list[Row], session_id: str) -> Row:
@@ -229,12 +233,7 @@ def _still_delayed(persona: Persona, context: Row, now: datetime) -> StillDelaye
         retry_after=retry_at,
         seconds_left=access.seconds_left(retry_at, now),
         message=delayed_message(persona, access.minutes_left(retry_at, now)),
-        persona=PersonaOut(
-            key=persona.key,
-            display_name=persona.display_name,
-            avatar_asset_key=persona.avatar_asset_key,
-            version=persona.version,
-        ),
+        persona=_persona_view(persona, persona.version),
         counts=_counts(context, opens_today=context["opens_today"]),
     )
 

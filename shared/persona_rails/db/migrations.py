@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from persona_rails import env
-from persona_rails.db.database import Database
+from persona_rails.db.database import Database, Tx
 
 _MIGRATION_NAME = re.compile(r"^(?P<version>\d+)_(?P<name>[\w-]+)\.sql$")
 # Any constant works; it only has to be the same for every process migrating this database.
@@ -36,6 +36,14 @@ def migration_files(directory: Path) -> list[tuple[str, str, Path]]:
     return found
 
 
+def applied_versions(tx: Tx) -> set[str]:
+    """The versions recorded in the Supabase CLI's table (none when it does not exist yet)."""
+    table = tx.one("SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL AS ok")
+    if not (table and table["ok"]):
+        return set()
+    return {row["version"] for row in tx.rows("SELECT version FROM supabase_migrations.schema_migrations")}
+
+
 def apply_migrations(database: Database, root: Path | None = None, *, seed: bool = False) -> list[str]:
     """Bring the schema up to date; returns the versions applied by this call."""
     root = root or supabase_dir()
@@ -48,9 +56,7 @@ def apply_migrations(database: Database, root: Path | None = None, *, seed: bool
             "CREATE TABLE IF NOT EXISTS supabase_migrations.schema_migrations"
             " (version text PRIMARY KEY, statements text[], name text)"
         )
-        done = {
-            row["version"] for row in tx.rows("SELECT version FROM supabase_migrations.schema_migrations")
-        }
+        done = applied_versions(tx)
         for version, name, path in migration_files(root / "migrations"):
             if version in done:
                 continue

@@ -13,6 +13,8 @@ from persona_rails.llm import structured
 
 
 def test_after_restore_the_pool_and_the_llm_client_are_new_and_the_database_answers(database_url):
+    # A fresh pool, as an init would have: earlier tests in this process may have pooled several.
+    snapstart.recreate_network_clients()
     frozen = get_database()
     with frozen.as_owner() as tx:
         assert tx.one("SELECT 1 AS one") == {"one": 1}
