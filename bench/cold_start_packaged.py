@@ -12,9 +12,8 @@ Each run is a fresh `python3.12 -I -B` process (isolated, and like Lambda unable
 whose sys.path is the function folder, the layer's python/ and runtime/, then the interpreter's
 standard library only. It imports the handler named in template.yaml, answers its first request from
 its events/ fixture, and exits. The environment is the template's (`workers.lambda_environment`):
-secrets are read through Powertools Parameters from an SSM endpoint served by this process (so the
-boto3 import, the client and two GetParameter calls over HTTP are in the time; the network latency
-to the real SSM is not), the LLM is left unset, the database is an embedded Postgres with
+secrets are read by persona_rails.ssm from an SSM endpoint served by this process (one signed
+GetParameters call over HTTP is in the time; the network latency to the real SSM is not), the LLM is left unset, the database is an embedded Postgres with
 supabase/seed.sql. Three sides alternate, in a rotating order, for every run:
 
     deployed  tracing as template.yaml deploys it by default (parameter Tracing, default PassThrough:
@@ -31,8 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import subprocess
 import threading
 import time
@@ -40,14 +37,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, median, ms, verdict
 
 RATIO_TARGET = 1.5
-TWIN = REPO_ROOT / ".build-x86_64"
-MACHINE = "x86_64"
+TWIN = REPO_ROOT / ".build-x86_64"  # persona_rails_dev.lambda_twin.TWIN
 # Signs the events/ fixtures' tokens (tests/conftest.py uses the same one).
 FIXTURE_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"  # noqa: S105 - public test value
 # Each function's first request: the fixture its users send most. Any 2xx counts (a repeated start
@@ -60,8 +55,6 @@ FIRST_REQUEST = {
     "SpsEncounterFunction": "sps-encounter/start.json",
     "WeeklySummaryFunction": "weekly-summary/backfill-user.json",
 }
-# What Lambda's python3.12 runtime provides besides the standard library.
-RUNTIME_PACKAGES = ("boto3", "s3transfer")
 # Lambda sets these for a traced invocation; the daemon address is a local port nobody listens on.
 TRACE_VARIABLES = {
     "_X_AMZN_TRACE_ID": "Root=1-6741a3c0-5f0e4c8b9a2d7e1f3b6c8d0a;Parent=53995c3f42cd8ad8;Sampled=1",
@@ -113,77 +106,38 @@ sys.stdout.write("\n" + json.dumps({
 """
 
 
-# --- the x86_64 twin -------------------------------------------------------------------------------
-
-
-def build_twin(out: Path = TWIN) -> Path:
-    """The packaged artifact for x86_64, plus the baseline and the runtime's packages, compiled by 3.12."""
-    from persona_rails_dev import package
-
-    package.build(out, machine=MACHINE)
-    baseline = out / "baseline"
-    baseline.mkdir()
-    shutil.copy2(REPO_ROOT / "bench" / "baseline_app.py", baseline / "baseline_app.py")
-    runtime = out / "runtime"
-    boto3 = _installed_version("boto3")
-    subprocess.run(
-        [
-            *_pip(),
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-compile",
-            "--target",
-            str(runtime),
-            *package.pip_target(MACHINE),
-            f"boto3=={boto3}",
-            "s3transfer",
-        ],
-        check=True,
-    )
-    package.compile_bytecode([baseline, runtime])
-    return out
-
-
-def _pip() -> list[str]:
-    import sys
-
-    return [sys.executable, "-m", "pip"]
-
-
-def _installed_version(name: str) -> str:
-    from importlib.metadata import version
-
-    return version(name)
-
-
 # --- SSM, served locally -----------------------------------------------------------------------------
 
 
 @contextmanager
 def ssm_endpoint(values: dict[str, str]) -> Iterator[str]:
-    """An HTTP endpoint answering SSM GetParameter (the JSON protocol boto3 speaks) from `values`."""
+    """An HTTP endpoint answering SSM GetParameters (the JSON protocol) from `values`."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-            name = request.get("Name", "")
-            if self.headers.get("X-Amz-Target") == "AmazonSSM.GetParameter" and name in values:
+            if self.headers.get("X-Amz-Target") == "AmazonSSM.GetParameters":
+                names = request.get("Names", [])
                 status, body = (
                     200,
                     {
-                        "Parameter": {
-                            "Name": name,
-                            "Type": "SecureString",
-                            "Value": values[name],
-                            "Version": 1,
-                            "DataType": "text",
-                            "ARN": f"arn:aws:ssm:us-east-1:000000000000:parameter{name}",
-                        }
+                        "Parameters": [
+                            {
+                                "Name": name,
+                                "Type": "SecureString",
+                                "Value": values[name],
+                                "Version": 1,
+                                "DataType": "text",
+                                "ARN": f"arn:aws:ssm:us-east-1:000000000000:parameter{name}",
+                            }
+                            for name in names
+                            if name in values
+                        ],
+                        "InvalidParameters": [name for name in names if name not in values],
                     },
                 )
             else:
-                status, body = 400, {"__type": "ParameterNotFound", "message": name}
+                status, body = 400, {"__type": "InvalidAction", "message": "only GetParameters"}
             payload = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/x-amz-json-1.1")
@@ -235,41 +189,21 @@ def function_environment(
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The function's Lambda environment with parameters only (no plain secret), LLM unset, tracing
     off; and the SSM values its parameters name."""
-    from persona_rails.secrets import SECRET_VARIABLES, parameter_variable
-    from persona_rails_dev.template import functions
-    from persona_rails_dev.workers import lambda_environment
+    from persona_rails_dev.lambda_twin import deployed_environment
 
-    function = functions()[logical_id]
-    machine = {
-        name: os.environ[name]
-        for name in ("PATH", "HOME", "LANG", "TMPDIR", "XDG_RUNTIME_DIR")
-        if name in os.environ
-    }
-    env = lambda_environment(function, local=machine)
-    plain = {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET}
-    values = {}
-    for variable in SECRET_VARIABLES:
-        companion = parameter_variable(variable)
-        env.pop(variable, None)
-        env.pop(companion, None)
-        # A parameter the template gives this function, named as a deployment would name it. The LLM
-        # key's stays unset: every engine answers offline.
-        if companion in function.environment and variable in plain:
-            env[companion] = f"/persona-rails/bench/{variable.lower().replace('_', '-')}"
-            values[env[companion]] = plain[variable]
-    for name in ("OPENAI_BASE_URL", "PERSONA_RAILS_LLM_MODEL", "PYTHONPATH"):
-        env.pop(name, None)
-    env.update(
+    return deployed_environment(
+        logical_id,
+        TWIN,
+        {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET},
         {
-            "LAMBDA_TASK_ROOT": str(TWIN / "functions" / logical_id),
+            "AWS_REGION": "us-east-1",
             "AWS_ENDPOINT_URL_SSM": endpoint,
             "AWS_ACCESS_KEY_ID": "ASIABENCHBENCHBENCH0",
             "AWS_SECRET_ACCESS_KEY": "bench",
             "AWS_SESSION_TOKEN": "bench",
             "POWERTOOLS_TRACE_DISABLED": "true",
-        }
+        },
     )
-    return env, values
 
 
 def sides(logical_id: str, database_url: str, endpoint: str) -> tuple[list[Side], dict[str, str]]:
@@ -346,15 +280,8 @@ def spawn(python: list[str], side: Side) -> Sample:
     return Sample(started, elapsed, output)
 
 
-def real_interpreter(command: list[str]) -> list[str]:
-    """The interpreter itself, not a pyenv shim (a shell script that adds ~150 ms to every start)."""
-    probe = subprocess.run(
-        [*command, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True, check=True
-    )
-    return [probe.stdout.strip(), *command[1:]]
-
-
 def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[Sample]]]:
+    from persona_rails_dev.lambda_twin import real_interpreter
     from persona_rails_dev.package import python312
 
     python = real_interpreter(python312())
@@ -457,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help=f"reuse {TWIN.name}/ instead of rebuilding it")
     args = parser.parse_args(argv)
     if not (args.reuse and TWIN.exists()):
+        from persona_rails_dev.lambda_twin import build_twin
+
         build_twin()
     print(machine_summary())
     result = report(measure(args.function or list(FIRST_REQUEST), args.runs), args.runs)

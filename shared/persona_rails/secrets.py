@@ -1,11 +1,16 @@
-"""Secrets at runtime: SSM SecureStrings read through Powertools Parameters, once per cold start.
+"""Secrets at runtime: SSM SecureStrings, read in one GetParameters call per cold start and cached.
 
 Each secret setting has a companion variable naming its parameter: DATABASE_URL_PARAMETER names
 the SecureString that holds DATABASE_URL. template.yaml sets only the companions, and only on the
 functions that use the secret, so no secret sits in the template or in a function's configuration;
 local development and tests set the plain variable instead. A named parameter wins over the plain
-variable. boto3 and the Parameters utility are imported only when a parameter is named, so a cold
-start without one pays nothing for them.
+variable.
+
+The call is `persona_rails.ssm` (standard library, SigV4), not Powertools Parameters: the latter
+imports boto3 and builds a botocore client, ~175 ms of every cold start, which alone broke the
+deploy issue's 1.5x cold-start budget (docs/benchmarks.md, "Cold start as deployed"). What the
+Parameters utility gave is kept: decryption, a cache with a maximum age, errors that name the
+parameter.
 
 A parameter that is missing, unreadable or holds an invalid value raises `ConfigurationError`
 naming the companion variable and the parameter, never the value. `require_secrets` runs at init,
@@ -15,13 +20,16 @@ so such a deploy fails its first cold start instead of a user's request.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import parse_qs, urlsplit
 
 from persona_rails import env
 
-# Powertools keeps a fetched value this long; settings built from it live for the whole process.
+# A fetched value is reused this long (settings built from it live for the whole process), so
+# building another settings class at init costs no second round trip to SSM.
 CACHE_SECONDS = 300
+_cache: dict[str, tuple[float, str]] = {}
 
 
 class ConfigurationError(RuntimeError):
@@ -71,31 +79,50 @@ def parameter_variable(variable: str) -> str:
     return f"{variable}{env.PARAMETER_SUFFIX}"
 
 
-def _fetch(variable: str, name: str) -> str:
-    from aws_lambda_powertools.utilities.parameters import GetParameterError, get_parameter
+def clear_cache() -> None:
+    _cache.clear()
 
-    where = f"{parameter_variable(variable)}={name}"
-    try:
-        value = get_parameter(name, decrypt=True, max_age=CACHE_SECONDS)
-    except GetParameterError as exc:
-        # botocore's message names the error code and the parameter; it carries no value.
-        reason = "parameter not found" if "ParameterNotFound" in str(exc) else f"cannot be read: {exc}"
-        raise ConfigurationError(f"{where}: {reason}") from None
-    try:
-        _CHECKS[variable](value)
-    except ValueError as exc:
-        raise ConfigurationError(f"{where}: invalid {variable}: {exc}") from None
-    return value
+
+def _fetch_all(wanted: dict[str, str]) -> dict[str, str]:
+    """{variable: value} for {variable: parameter name}, from the cache or one call to SSM."""
+    from persona_rails.ssm import SsmError, get_parameters
+
+    now = time.monotonic()
+    stale = sorted(
+        {name for name in wanted.values() if not (name in _cache and now - _cache[name][0] < CACHE_SECONDS)}
+    )
+    if stale:
+        try:
+            values, missing = get_parameters(stale)
+        except SsmError as exc:
+            where = ", ".join(f"{parameter_variable(v)}={n}" for v, n in wanted.items() if n in stale)
+            # SSM's messages name the error code and the parameter's ARN; they carry no value.
+            raise ConfigurationError(f"{where}: cannot be read: {exc}") from None
+        for variable, name in wanted.items():
+            if name in missing or (name in stale and name not in values):
+                raise ConfigurationError(f"{parameter_variable(variable)}={name}: parameter not found")
+        _cache.update({name: (now, value) for name, value in values.items()})
+    found = {}
+    for variable, name in wanted.items():
+        value = _cache[name][1]
+        try:
+            _CHECKS[variable](value)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"{parameter_variable(variable)}={name}: invalid {variable}: {exc}"
+            ) from None
+        found[variable] = value
+    return found
 
 
 def resolve_secrets(environ: Mapping[str, str], variables: Iterable[str]) -> dict[str, str]:
     """The values of those `variables` that are secrets whose parameter `environ` names."""
-    found = {}
+    wanted = {}
     for variable in variables:
         name = environ.get(parameter_variable(variable)) if variable in _CHECKS else None
         if name:
-            found[variable] = _fetch(variable, name)
-    return found
+            wanted[variable] = name
+    return _fetch_all(wanted) if wanted else {}
 
 
 def require_secrets(environ: Mapping[str, str] | None = None) -> None:

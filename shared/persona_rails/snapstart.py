@@ -13,14 +13,13 @@ imported only when the runtime says it initialises for a snapshot; elsewhere `re
 from __future__ import annotations
 
 import os
-import sys
 
 _SNAPSTART_INIT = "snap-start"
 
 
 def recreate_network_clients() -> None:
-    """Forget every cached client that holds a connection: the database pool, the LLM client, the
-    JWKS client and the SSM client of Powertools Parameters. Settings and secrets stay cached."""
+    """Forget every cached client that holds a connection: the database pool, the LLM client and the
+    JWKS client. Settings and secrets stay cached (persona_rails.ssm keeps no connection open)."""
     from persona_rails import auth
     from persona_rails.db.database import get_database
     from persona_rails.llm import structured
@@ -30,9 +29,6 @@ def recreate_network_clients() -> None:
     get_database.cache_clear()
     structured._client.cache_clear()
     auth._jwks_client.cache_clear()
-    parameters = sys.modules.get("aws_lambda_powertools.utilities.parameters.base")
-    if parameters is not None:
-        parameters.DEFAULT_PROVIDERS.clear()
 
 
 def register() -> bool:

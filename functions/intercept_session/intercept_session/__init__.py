@@ -1,1 +1,6 @@
 """InterceptSessionFunction: the app-open interception dialog (spec: intercept-session.md)."""
+
+from persona_rails.coldstart import pause_collector
+
+# First, before the handler module imports anything (persona_rails.coldstart).
+pause_collector()

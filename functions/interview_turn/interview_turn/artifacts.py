@@ -25,6 +25,7 @@ from interview_turn.engine.policy import (
     SignalLexicon,
     StateMachines,
 )
+from persona_rails import config_seal
 from persona_rails.chinese import simplified_table
 from persona_rails.config import HASH_CHARS, ConfigError, load_artifact
 from persona_rails.llm.tokens import count_tokens
@@ -57,7 +58,9 @@ def _system_prompt(directory: Path) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode()).hexdigest()
 
 
-def load_config(directory: Path = CONFIG_DIR) -> InterviewConfig:
+def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> InterviewConfig:
+    """Every artifact, strictly, and every template line linted (its token count too), unless the
+    folder is sealed: verified by `make package` and unchanged since (persona_rails.config_seal)."""
     router = load_artifact(directory / "router-policy.json", RouterPolicy)
     depth = load_artifact(directory / "depth-governor.json", DepthGovernor)
     machines = load_artifact(directory / "state-machines.json", StateMachines)
@@ -80,7 +83,9 @@ def load_config(directory: Path = CONFIG_DIR) -> InterviewConfig:
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
         simplified=simplified_table(),
     )
-    problems = template_problems(config, count_tokens)
+    if sealed is None:
+        sealed = config_seal.sealed(directory)
+    problems = [] if sealed else template_problems(config, count_tokens)
     if problems:
         first, *rest = problems
         file_name, _, detail = first.partition(": ")

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from persona_rails import config_seal
 from persona_rails.config import HASH_CHARS, Artifact, ConfigError, content_hash, json_path, load_artifact
 from sps_encounter.engine import lint
 from sps_encounter.engine.case import Language, Persona, Scenario
@@ -71,10 +72,10 @@ class SpsConfig:
     version: str
 
 
-def _catalog(directory: Path, schema: type[ModelT]) -> dict[str, Versioned]:
+def _catalog(directory: Path, schema: type[ModelT], sealed: bool) -> dict[str, Versioned]:
     found: dict[str, Versioned] = {}
     for path in sorted(directory.glob("*.json")):
-        artifact: Artifact[Any] = load_artifact(path, schema)
+        artifact: Artifact[Any] = load_artifact(path, schema, sealed=sealed)
         if artifact.value.id != path.stem:
             raise ConfigError(path, "$.id", f"must match the file name ({path.stem!r})")
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -84,10 +85,15 @@ def _catalog(directory: Path, schema: type[ModelT]) -> dict[str, Versioned]:
     return found
 
 
-def load_config(directory: Path = CONFIG_DIR) -> SpsConfig:
-    lexicon = load_artifact(directory / "lexicon.json", Lexicon)
-    policy = load_artifact(directory / "policy.json", Policy)
-    gold = load_artifact(directory / "gold-standard.json", GoldStandard)
+def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> SpsConfig:
+    """Every artifact, strictly. Unless the folder is sealed (verified by `make package`,
+    persona_rails.config_seal), every pattern is compiled and every (scenario, persona) case
+    built too, so that a broken one fails here; sealed, cases are built on first use."""
+    if sealed is None:
+        sealed = config_seal.sealed(directory)
+    lexicon = load_artifact(directory / "lexicon.json", Lexicon, sealed=sealed)
+    policy = load_artifact(directory / "policy.json", Policy, sealed=sealed)
+    gold = load_artifact(directory / "gold-standard.json", GoldStandard, sealed=sealed)
     missing = sorted(set(Language) - set(gold.value.rules))
     if missing:
         raise ConfigError(directory / "gold-standard.json", "$.rules", f"missing {', '.join(missing)}")
@@ -96,15 +102,15 @@ def load_config(directory: Path = CONFIG_DIR) -> SpsConfig:
         lexicon=lexicon.value,
         policy=policy.value,
         gold={language: tuple(rules) for language, rules in gold.value.rules.items()},
-        scenarios=_catalog(directory / "scenarios", Scenario),
-        personas=_catalog(directory / "personas", Persona),
+        scenarios=_catalog(directory / "scenarios", Scenario, sealed),
+        personas=_catalog(directory / "personas", Persona, sealed),
         version=f"{policy.value.version}+{combined[:HASH_CHARS]}",
     )
     for scenario_id, scenario in config.scenarios.items():
         path = directory / "scenarios" / f"{scenario_id}.json"
         if scenario.value.default_persona not in config.personas:
             raise ConfigError(path, "$.default_persona", f"no persona {scenario.value.default_persona!r}")
-        for persona in config.personas.values():
+        for persona in () if sealed else config.personas.values():
             if (
                 persona.value.language is not scenario.value.language
                 and persona.value.id != scenario.value.default_persona

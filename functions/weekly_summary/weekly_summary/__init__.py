@@ -2,3 +2,8 @@
 
 Spec: intercept-session.md, "Analytics & Telemetry" and "UI Flow Notes".
 """
+
+from persona_rails.coldstart import pause_collector
+
+# First, before the handler module imports anything (persona_rails.coldstart).
+pause_collector()

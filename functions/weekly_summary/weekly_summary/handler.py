@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from persona_rails.coldstart import end_of_init
 from persona_rails.db import get_database
 from persona_rails.observability import logger, metrics, publishing_metrics
 from persona_rails.secrets import require_secrets
@@ -106,3 +107,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if housekeeping is not None:
         answer["housekeeping"] = housekeeping.as_dict()
     return answer
+
+
+# The init is over: the collector back on, what it built frozen (persona_rails.coldstart).
+end_of_init()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, FastAPI
 
-from persona_rails import snapstart
+from persona_rails import coldstart, snapstart
 from persona_rails.http.errors import install_error_handlers
 from persona_rails.observability import logger, publishing_metrics, tracer, tracing_enabled
 from persona_rails.secrets import require_secrets
@@ -44,8 +43,5 @@ def lambda_handler_for(app: FastAPI) -> LambdaHandler:
     )
     # Under SnapStart, init ends in a snapshot: a restored copy recreates its connections.
     snapstart.register()
-    # The modules, the app and its models live as long as the process: out of the collector's reach,
-    # the first request's collections scan only what requests allocate (about -10 ms on the first
-    # request of InterceptSessionFunction, docs/benchmarks.md "Cold start as deployed").
-    gc.freeze()
+    coldstart.end_of_init()
     return handler

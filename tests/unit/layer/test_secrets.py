@@ -1,51 +1,63 @@
-"""Secrets from SSM SecureStrings (moto), read through Powertools Parameters, once per cold start."""
+"""Secrets from SSM SecureStrings (a moto server), one GetParameters call per cold start."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
-from aws_lambda_powertools.utilities.parameters import SSMProvider, clear_caches
-from aws_lambda_powertools.utilities.parameters.base import DEFAULT_PROVIDERS
-from moto import mock_aws
 
+from persona_rails import secrets
+from persona_rails import ssm as ssm_client
 from persona_rails.secrets import ConfigurationError, require_secrets
 from persona_rails.settings import AuthSettings, DatabaseSettings, LlmSettings, StateSettings
+from tests.support.moto_ssm import MotoSsm, moto_ssm_server
 
 DB_URL = "postgresql://persona_rails_login:p%40ss-from-ssm@db.example.com:6543/postgres"
 JWT = "jwt-secret-from-ssm-with-at-least-32-characters"
 STATE_KEYS = "k2=" + "n" * 32 + ",k1=" + "o" * 32
 
 
+@pytest.fixture(scope="module")
+def moto_ssm() -> Iterator[MotoSsm]:
+    with moto_ssm_server() as server:
+        yield server
+
+
 @pytest.fixture
-def ssm(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """A moto SSM, and a count of GetParameter calls per parameter name."""
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-central-1")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+def ssm(moto_ssm: MotoSsm, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The moto SSM, empty, and the names each GetParameters call asked for, one list per call."""
+    moto_ssm.reset()
+    for variable, value in moto_ssm.environment.items():
+        monkeypatch.setenv(variable, value)
     for name in ("DATABASE_URL", "SUPABASE_JWT_SECRET", "OPENAI_API_KEY", "PERSONA_RAILS_STATE_KEYS"):
         monkeypatch.delenv(f"{name}_PARAMETER", raising=False)
-    with mock_aws():
-        clear_caches()
-        provider = SSMProvider()
-        calls: dict[str, int] = {}
+    secrets.clear_cache()
+    calls: list[list[str]] = []
+    call_once = ssm_client._call_once
 
-        def count(params: dict[str, Any], **_: Any) -> None:
-            calls[params["Name"]] = calls.get(params["Name"], 0) + 1
+    def counted(url: str, body: bytes, *args: Any) -> dict[str, Any]:
+        calls.append(json.loads(body)["Names"])
+        return call_once(url, body, *args)
 
-        provider.client.meta.events.register("provide-client-params.ssm.GetParameter", count)
-        DEFAULT_PROVIDERS["ssm"] = provider
-        client = boto3.client("ssm")
-        yield {"client": client, "calls": calls}
-        DEFAULT_PROVIDERS.pop("ssm", None)
-        clear_caches()
+    monkeypatch.setattr(ssm_client, "_call_once", counted)
+    yield {"server": moto_ssm, "calls": calls}
+    secrets.clear_cache()
 
 
 def put(ssm: dict[str, Any], name: str, value: str) -> None:
-    ssm["client"].put_parameter(Name=name, Value=value, Type="SecureString")
+    ssm["server"].put(name, value)
+
+
+def asked(ssm: dict[str, Any]) -> dict[str, int]:
+    """How many times SSM was asked for each name."""
+    counts: dict[str, int] = {}
+    for names in ssm["calls"]:
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def test_a_named_parameter_is_decrypted_into_the_settings(ssm, monkeypatch):
@@ -71,7 +83,7 @@ def test_without_a_parameter_name_the_plain_variable_serves_and_aws_is_not_asked
     require_secrets()
     assert DatabaseSettings.from_env().database_url == "postgresql://local@localhost/postgres"
     assert AuthSettings.from_env().jwt_secret == JWT
-    assert ssm["calls"] == {}
+    assert ssm["calls"] == []
 
 
 def test_one_fetch_per_cold_start(ssm, monkeypatch):
@@ -83,10 +95,8 @@ def test_one_fetch_per_cold_start(ssm, monkeypatch):
     for _ in range(3):  # then every settings class that reads them, again and again
         DatabaseSettings.from_env()
         AuthSettings.from_env()
-    assert ssm["calls"] == {
-        "/persona-rails/test/database-url": 1,
-        "/persona-rails/test/supabase-jwt-secret": 1,
-    }
+    # Both in one round trip.
+    assert ssm["calls"] == [["/persona-rails/test/database-url", "/persona-rails/test/supabase-jwt-secret"]]
 
 
 def test_a_settings_class_fetches_only_its_own_secrets(ssm, monkeypatch):
@@ -94,7 +104,7 @@ def test_a_settings_class_fetches_only_its_own_secrets(ssm, monkeypatch):
     monkeypatch.setenv("SUPABASE_JWT_SECRET_PARAMETER", "/persona-rails/test/supabase-jwt-secret")
     monkeypatch.setenv("DATABASE_URL_PARAMETER", "/persona-rails/test/not-there")
     assert AuthSettings.from_env().jwt_secret == JWT
-    assert ssm["calls"] == {"/persona-rails/test/supabase-jwt-secret": 1}
+    assert asked(ssm) == {"/persona-rails/test/supabase-jwt-secret": 1}
 
 
 def test_a_missing_parameter_fails_naming_it(ssm, monkeypatch):
@@ -151,8 +161,8 @@ def test_no_secret_value_reaches_the_logs(ssm, monkeypatch, caplog):
     monkeypatch.setenv("DATABASE_URL_PARAMETER", "/persona-rails/test/database-url")
     monkeypatch.setenv("SUPABASE_JWT_SECRET_PARAMETER", "/persona-rails/test/supabase-jwt-secret")
     monkeypatch.setenv("OPENAI_API_KEY_PARAMETER", "/persona-rails/test/missing")
-    # Our loggers and Powertools' at their most verbose (botocore's wire log is not ours to emit).
-    for name in ("persona_rails", "aws_lambda_powertools", "persona-rails-tests"):
+    # Every logger at its most verbose.
+    for name in ("persona_rails", "aws_lambda_powertools", "persona-rails-tests", ""):
         caplog.set_level(logging.DEBUG, logger=name)
     require_secrets(
         {

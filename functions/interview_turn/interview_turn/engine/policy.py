@@ -12,7 +12,15 @@ import re
 import string
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from interview_turn.engine.model import SPEC_PRIORITY, Persona
 
@@ -36,7 +44,14 @@ class _Artifact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _compiles(pattern: str) -> str:
+def _sealed(info: ValidationInfo) -> bool:
+    """The artifact was verified by `make package` (persona_rails.config_seal): compile on first use."""
+    return isinstance(info.context, dict) and bool(info.context.get("sealed"))
+
+
+def _compiles(pattern: str, info: ValidationInfo) -> str:
+    if _sealed(info):
+        return pattern
     try:
         re.compile(pattern, re.IGNORECASE)
     except re.error as exc:
@@ -427,7 +442,9 @@ class SignalLexicon(_Artifact):
         return self
 
     @model_validator(mode="after")
-    def _one_group_per_fact_pattern(self) -> SignalLexicon:
+    def _one_group_per_fact_pattern(self, info: ValidationInfo) -> SignalLexicon:
+        if _sealed(info):
+            return self
         for kind, patterns in (
             ("age", self.facts.age),
             ("year", self.facts.year),

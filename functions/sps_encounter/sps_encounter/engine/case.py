@@ -19,13 +19,15 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from sps_encounter.engine.backtracking import catastrophic
 from sps_encounter.engine.state import Rapport, Verbosity
 
 
-def _compiles(pattern: str) -> str:
+def _compiles(pattern: str, info: ValidationInfo) -> str:
+    if isinstance(info.context, dict) and info.context.get("sealed"):
+        return pattern  # verified by the build (persona_rails.config_seal); compiled on first use
     try:
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as exc:
