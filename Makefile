@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock
+.PHONY: dev test lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,21 @@ $(BIN)/.installed: pyproject.toml
 dev: $(BIN)/.installed
 	$(BIN)/rails serve --demo
 
-test: $(BIN)/.installed lint typecheck
+test: $(BIN)/.installed lint typecheck sam-validate
 	$(BIN)/pytest --cov --cov-report=term --cov-report=xml
+
+# `sam validate --lint`, the AWS SAM CLI's own check, in a venv of its own: the SAM CLI pins exact
+# versions of boto3, click and cfn-lint that the project's dev dependencies must not be held to.
+# Pinned, so that a new cfn-lint's new rules never turn CI red without a change here. Offline.
+SAM_CLI_VERSION := 1.170.0
+SAM_VENV ?= .venv-sam
+$(SAM_VENV)/bin/.installed:
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	touch $@
+
+sam-validate: $(SAM_VENV)/bin/.installed
+	SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam validate --lint --template template.yaml --region ap-southeast-1
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
@@ -64,4 +77,4 @@ bench: $(BIN)/.bench
 	$(BIN)/python -m bench.weekly_summary
 
 clean:
-	rm -rf $(VENV) .local .pytest_cache .mypy_cache .ruff_cache .coverage coverage.xml
+	rm -rf $(VENV) $(SAM_VENV) .local .pytest_cache .mypy_cache .ruff_cache .coverage coverage.xml
