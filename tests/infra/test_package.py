@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from persona_rails.db.url import SUPABASE_CA_FILE
 from persona_rails_dev import package, package_checks
 from persona_rails_dev.template import functions, layer_paths
 
@@ -79,6 +80,8 @@ def test_the_layer_holds_the_locked_versions_and_our_package(build: Path):
     installed = dict(path.name.removesuffix(".dist-info").rsplit("-", 1) for path in site.glob("*.dist-info"))
     assert {package.canonical_name(name): version for name, version in installed.items()} == _locked()
     assert (site / "persona_rails/__init__.py").is_file()
+    # The CA that verifies the Supabase pooler ships with the code that uses it.
+    assert (site / "persona_rails/data/supabase-ca.crt").read_bytes() == SUPABASE_CA_FILE.read_bytes()
     assert not (site / "bin").exists()
     with zipfile.ZipFile(build / "dist/layer.zip") as archive:
         assert "python/persona_rails/__init__.py" in archive.namelist()

@@ -1,12 +1,46 @@
-"""Turn a libpq-style Postgres URL into pg8000 connection arguments."""
+"""Turn a libpq-style Postgres URL into pg8000 connection arguments.
+
+TLS, as libpq spells it (`sslmode`, `sslrootcert`), with one default of our own: a Supabase host
+(the pooler, `*.pooler.supabase.com`, or `db.<ref>.supabase.co`) is verified in full against
+Supabase's root CA, which the layer ships (persona_rails/data/supabase-ca.crt: both keys of
+"Supabase Root 2021 CA"; Supabase's chains are not signed by any public CA, so the system store
+cannot verify them). `sslrootcert=system` asks for the system store instead, as in libpq 16.
+Another non-local host defaults to `require` (encrypted, not verified), a local one to `disable`.
+"""
 
 from __future__ import annotations
 
 import ssl
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
+SUPABASE_CA_FILE = Path(__file__).resolve().parent.parent / "data" / "supabase-ca.crt"
+_SUPABASE_DOMAINS = (".supabase.com", ".supabase.co")
+
+
+def is_supabase_host(host: str) -> bool:
+    return host.lower().rstrip(".").endswith(_SUPABASE_DOMAINS)
+
+
+def _default_sslmode(host: str) -> str:
+    if host in _LOCAL_HOSTS:
+        return "disable"
+    return "verify-full" if is_supabase_host(host) else "require"
+
+
+def _verifying_context(host: str, root_cert: str | None, check_hostname: bool) -> ssl.SSLContext:
+    if root_cert == "system":
+        context = ssl.create_default_context()
+    elif root_cert:
+        context = ssl.create_default_context(cafile=root_cert)
+    elif is_supabase_host(host):
+        context = ssl.create_default_context(cafile=str(SUPABASE_CA_FILE))
+    else:
+        context = ssl.create_default_context()
+    context.check_hostname = check_hostname
+    return context
 
 
 def connect_kwargs(url: str, timeout: float | None = 30) -> dict[str, Any]:
@@ -28,7 +62,7 @@ def connect_kwargs(url: str, timeout: float | None = 30) -> dict[str, Any]:
         kwargs.update(unix_sock=f"{host}/.s.PGSQL.{port}", ssl_context=False)
         return kwargs
     kwargs.update(host=host, port=port)
-    sslmode = query.get("sslmode", "disable" if host in _LOCAL_HOSTS else "require")
+    sslmode = query.get("sslmode") or _default_sslmode(host)
     if sslmode == "disable":
         # pg8000's default (None) means "prefer": it would negotiate TLS anyway.
         kwargs["ssl_context"] = False
@@ -42,9 +76,7 @@ def connect_kwargs(url: str, timeout: float | None = 30) -> dict[str, Any]:
         context.verify_mode = ssl.CERT_NONE
         kwargs["ssl_context"] = context
     elif sslmode in {"verify-ca", "verify-full"}:
-        context = ssl.create_default_context(cafile=query.get("sslrootcert"))
-        context.check_hostname = sslmode == "verify-full"
-        kwargs["ssl_context"] = context
+        kwargs["ssl_context"] = _verifying_context(host, query.get("sslrootcert"), sslmode == "verify-full")
     else:
         raise ValueError(f"unsupported sslmode '{sslmode}' in DATABASE_URL")
     return kwargs
