@@ -15,6 +15,7 @@ expected status; the function's secrets are read once, at init, in one GetParame
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -144,6 +145,8 @@ def test_the_script_covers_every_fixture_of_every_function():
 def twin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from persona_rails_dev.lambda_twin import build_twin
 
+    if os.environ.get("PERSONA_RAILS_SKIP_PACKAGE") == "1":  # as tests/infra/test_package.py
+        pytest.skip("PERSONA_RAILS_SKIP_PACKAGE=1")
     return build_twin(tmp_path_factory.mktemp("twin") / "build")
 
 
@@ -234,4 +237,3 @@ def test_a_missing_parameter_fails_the_cold_start_naming_it(twin, moto_ssm, data
         AssertionError, match="DATABASE_URL_PARAMETER=/persona-rails/twin/never-created: parameter not found"
     ):
         serve(twin, logical_id, env, [])
-

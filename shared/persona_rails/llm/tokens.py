@@ -93,5 +93,3 @@ def _counter(name: str) -> Callable[[str], int]:
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     return _counter(encoding)(text)
-
-
