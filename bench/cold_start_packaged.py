@@ -40,6 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, median, ms, verdict
+from persona_rails_dev.lambda_twin import CHILD_PRELUDE
 
 RATIO_TARGET = 1.5
 TWIN = REPO_ROOT / ".build-x86_64"  # persona_rails_dev.lambda_twin.TWIN
@@ -67,26 +68,11 @@ import time
 started = time.perf_counter_ns()
 import json, sys
 spec = json.loads(sys.argv[1])
-# Lambda's order: the function, the layer, the runtime's packages, then the standard library.
-sys.path[:] = spec["sys_path"] + [entry for entry in sys.path if "-packages" not in entry]
-import asyncio, importlib
-asyncio.set_event_loop(asyncio.new_event_loop())
+""" + CHILD_PRELUDE + r"""
+import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)
 imported = time.perf_counter_ns()
-
-
-class Context:
-    function_name = spec["function_name"]
-    function_version = "$LATEST"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:" + function_name
-    aws_request_id = "00000000-0000-4000-8000-0000000000cd"
-
-    def get_remaining_time_in_millis(self):
-        return 10_000
-
-
 result = handler(spec["event"], Context())
 answered = time.perf_counter_ns()
 import resource

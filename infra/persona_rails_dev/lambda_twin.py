@@ -25,6 +25,28 @@ MACHINE = "x86_64"
 RUNTIME_PACKAGES = ("boto3", "s3transfer")
 
 
+# The start of a child script that plays one Lambda execution environment, after it has read its
+# `spec`: Lambda's sys.path (function, layer, runtime packages, then the standard library only), an
+# event loop as the runtime leaves one, and the invocation context Lambda passes the handler.
+CHILD_PRELUDE = r"""
+import sys
+sys.path[:] = spec["sys_path"] + [entry for entry in sys.path if "-packages" not in entry]
+import asyncio
+asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+class Context:
+    function_name = spec["function_name"]
+    function_version = "$LATEST"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:" + function_name
+    aws_request_id = "00000000-0000-4000-8000-0000000000cd"
+
+    def get_remaining_time_in_millis(self):
+        return spec.get("remaining_ms", 10_000)
+"""
+
+
 def build_twin(out: Path = TWIN) -> Path:
     """The packaged artifact for x86_64, plus the benchmark's baseline and the runtime's packages."""
     package.build(out, machine=MACHINE)

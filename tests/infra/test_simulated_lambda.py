@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from persona_rails_dev.event_fixtures import EVENTS_DIR, load_event
+from persona_rails_dev.lambda_twin import CHILD_PRELUDE
 from persona_rails_dev.template import REPO_ROOT, functions
 from tests.support.moto_ssm import MotoSsm, moto_ssm_server
 
@@ -76,14 +77,14 @@ SCRIPT: dict[str, list[tuple[str, int | None]]] = {
     ],
 }
 
-CHILD = r"""
+CHILD = (
+    r"""
 import json, sys
 spec = json.loads(sys.stdin.read())
-# Lambda's order: the function, the layer, the runtime's packages, then the standard library.
-sys.path[:] = spec["sys_path"] + [entry for entry in sys.path if "-packages" not in entry]
-import asyncio, importlib
-asyncio.set_event_loop(asyncio.new_event_loop())
-
+"""
+    + CHILD_PRELUDE
+    + r"""
+import importlib
 from persona_rails import ssm
 ssm_calls = []
 _call_once = ssm._call_once
@@ -95,18 +96,6 @@ ssm._call_once = counted
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)  # the cold start
 calls_at_init = list(ssm_calls)
-
-
-class Context:
-    function_name = spec["function_name"]
-    function_version = "$LATEST"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:eu-central-1:000000000000:function:" + function_name
-    aws_request_id = "00000000-0000-4000-8000-00000000000e"
-
-    def get_remaining_time_in_millis(self):
-        return 60_000
-
 
 answers = []
 for name, event in spec["events"]:
@@ -125,6 +114,7 @@ sys.stdout.write("\n" + json.dumps({
     "loaded": sorted(name for name in ("openai", "supabase", "boto3", "botocore.session") if name in sys.modules),
 }) + "\n")
 """
+)
 
 
 def _fixture_dir(logical_id: str) -> str:
@@ -174,6 +164,7 @@ def serve(twin: Path, logical_id: str, env: dict[str, str], events: list[Any]) -
         "function_name": logical_id,
         "events": events,
         "check_files": [function.package, "persona_rails"],
+        "remaining_ms": 60_000,
     }
     completed = subprocess.run(
         [*runtime_python(), "-c", CHILD],
