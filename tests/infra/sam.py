@@ -28,32 +28,94 @@ def sam_document() -> dict[str, Any]:
     return plain
 
 
-def transformed(document: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What `AWS::Serverless-2016-10-31` turns the template into (CodeUri as after `sam package`)."""
+def stack_parameters(document: dict[str, Any], overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """A value for every parameter: its default, or a placeholder SSM name, then the overrides."""
+    values = {
+        name: str(spec.get("Default", "/persona-rails/dev/value"))
+        for name, spec in document.get("Parameters", {}).items()
+    }
+    unknown = set(overrides or {}) - set(values)
+    assert not unknown, f"no such parameters: {sorted(unknown)}"
+    return {**values, **(overrides or {})}
+
+
+_NO_VALUE = {"Ref": "AWS::NoValue"}
+_DROPPED = object()
+
+
+def _decide(expression: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
+    """A condition's value, or a `Ref` to a parameter, as CloudFormation evaluates them."""
+    if not isinstance(expression, dict):
+        return expression
+    ((function, argument),) = expression.items()
+    if function == "Ref":
+        return parameters[argument]
+    if function == "Condition":
+        return _decide(conditions[argument], parameters, conditions)
+    if function == "Fn::Equals":
+        left, right = (_decide(side, parameters, conditions) for side in argument)
+        return str(left) == str(right)
+    if function == "Fn::Not":
+        return not _decide(argument[0], parameters, conditions)
+    if function == "Fn::And":
+        return all(_decide(item, parameters, conditions) for item in argument)
+    if function == "Fn::Or":
+        return any(_decide(item, parameters, conditions) for item in argument)
+    raise ValueError(f"{function} in a condition")
+
+
+def _resolve_ifs(node: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if set(node) == {"Fn::If"}:
+            condition, if_true, if_false = node["Fn::If"]
+            chosen = if_true if _decide({"Condition": condition}, parameters, conditions) else if_false
+            return _DROPPED if chosen == _NO_VALUE else _resolve_ifs(chosen, parameters, conditions)
+        resolved = {key: _resolve_ifs(value, parameters, conditions) for key, value in node.items()}
+        return {key: value for key, value in resolved.items() if value is not _DROPPED}
+    if isinstance(node, list):
+        items = (_resolve_ifs(item, parameters, conditions) for item in node)
+        return [item for item in items if item is not _DROPPED]
+    return node
+
+
+def language_extensions(document: dict[str, Any], parameters: dict[str, str]) -> dict[str, Any]:
+    """What `AWS::LanguageExtensions` hands the SAM transform, for this template: every `Fn::If`
+    under Resources replaced by the branch the stack's parameters choose (`AWS::NoValue` drops
+    the key), as the SAM CLI's own port of the transform does (Globals and Conditions are left
+    as they are). The template uses the transform for nothing else."""
+    document = copy.deepcopy(document)
+    conditions = document.get("Conditions", {})
+    document["Resources"] = _resolve_ifs(document["Resources"], parameters, conditions)
+    transforms = [name for name in document["Transform"] if name != "AWS::LanguageExtensions"]
+    document["Transform"] = transforms[0] if len(transforms) == 1 else transforms
+    return document
+
+
+def transformed(
+    document: dict[str, Any] | None = None, parameters: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """What the template's transforms turn it into (CodeUri as after `sam package`), for a stack
+    with these parameter overrides."""
     import boto3
     from samtranslator.parser.parser import Parser
     from samtranslator.translator.translator import Translator
 
-    document = copy.deepcopy(document if document is not None else sam_document())
+    document = document if document is not None else sam_document()
+    values = stack_parameters(document, parameters)
+    document = language_extensions(document, values)
     for resource in document["Resources"].values():
         for key in ("CodeUri", "ContentUri"):
             if key in resource.get("Properties", {}):
                 resource["Properties"][key] = "s3://artifacts/persona-rails.zip"
-    parameters = {
-        name: spec.get("Default", "/persona-rails/dev/value")
-        for name, spec in document.get("Parameters", {}).items()
-    }
     # The translator asks IAM for managed policy ARNs only when a policy is named by its name.
     translator = Translator({}, Parser(), boto_session=boto3.session.Session(region_name=REGION))
-    result: dict[str, Any] = translator.translate(
-        document, parameter_values={**parameters, **DEPLOY_PARAMETERS}
-    )
+    result: dict[str, Any] = translator.translate(document, parameter_values={**values, **DEPLOY_PARAMETERS})
     return result
 
 
-def cfn_lint(path: Path) -> subprocess.CompletedProcess[str]:
+def cfn_lint(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(CFN_LINT), "--format", "parseable", str(path)],
+        [str(CFN_LINT), "--format", "parseable", *options, str(path)],
         capture_output=True,
         text=True,
         check=False,

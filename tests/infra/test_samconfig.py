@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from persona_rails_dev.template import load_template
 
 SAMCONFIG = Path(__file__).resolve().parents[2] / "samconfig.toml"
-STAGES = ("dev", "prod")
+STAGES = ("dev", "prod", "local")
 
 
 # SAM CLI's own pattern for one override (samcli/cli/types.py, CfnParameterOverridesType): a
@@ -21,9 +22,16 @@ STAGES = ("dev", "prod")
 SAM_OVERRIDE = re.compile(r"^[A-Za-z0-9]+=.+$")
 
 
-def _pairs(stage: str) -> list[str]:
-    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
-    return config[stage]["deploy"]["parameters"]["parameter_overrides"]
+def _parameters(stage: str, command: str) -> dict[str, Any]:
+    """What `sam <command> --config-env <stage>` reads: the stage's `global` section, overridden
+    by the command's own (samcli/lib/config/samconfig.py, `SamConfig.get_all`)."""
+    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))[stage]
+    return {**config.get("global", {}).get("parameters", {}), **config.get(command, {}).get("parameters", {})}
+
+
+def _pairs(stage: str, command: str = "deploy") -> list[str]:
+    pairs: list[str] = _parameters(stage, command)["parameter_overrides"]
+    return pairs
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -32,9 +40,7 @@ def test_every_override_is_one_sam_accepts(stage):
 
 
 def _overrides(stage: str) -> dict[str, str]:
-    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
-    pairs = config[stage]["deploy"]["parameters"]["parameter_overrides"]
-    return dict(pair.split("=", 1) for pair in pairs)
+    return dict(pair.split("=", 1) for pair in _pairs(stage))
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -54,6 +60,14 @@ def test_secret_parameters_hold_names_of_the_stages_own_securestrings(stage):
 
 
 def test_the_stages_are_separate_stacks():
-    config = tomllib.loads(SAMCONFIG.read_text(encoding="utf-8"))
-    names = {config[stage]["deploy"]["parameters"]["stack_name"] for stage in STAGES}
+    names = {_parameters(stage, "deploy")["stack_name"] for stage in STAGES}
     assert len(names) == len(STAGES)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("command", ["local_invoke", "local_start_api", "build"])
+def test_sam_local_and_build_run_with_the_stages_deploy_parameters(stage, command):
+    """`sam local invoke --config-env dev` must name the same SecureStrings, in the same region, as
+    the deploy: its functions read them from SSM with the developer's own credentials."""
+    for key in ("parameter_overrides", "region", "stack_name"):
+        assert _parameters(stage, command)[key] == _parameters(stage, "deploy")[key], key

@@ -9,8 +9,16 @@ from typing import Any
 
 import pytest
 
+from persona_rails.settings import AuthSettings
 from persona_rails_dev.template import functions, load_template, template_path
-from tests.infra.sam import cfn_lint, sam_document, transformed, write_json
+from tests.infra.sam import (
+    cfn_lint,
+    language_extensions,
+    sam_document,
+    stack_parameters,
+    transformed,
+    write_json,
+)
 
 # CloudFormation types with a physical-name property: set to a constant, a second stack collides.
 NAME_PROPERTIES = {
@@ -30,6 +38,16 @@ NAME_PROPERTIES = {
     "AWS::SecretsManager::Secret": "Name",
 }
 DEAD_LETTER_METRIC = "ApproximateNumberOfMessagesVisible"
+LANGUAGE_EXTENSIONS_LEFTOVERS = "--ignore-checks=W8001,W1001"
+JWKS_URL = "https://abcd.supabase.co/auth/v1/.well-known/jwks.json"
+# The stacks a team deploys: an HS256 project, one on asymmetric keys (ES256, Supabase's default),
+# one rotating between them, and an RS256 project with API Gateway's JWT authorizer.
+STACKS = {
+    "hs256": {"SupabaseJwtSecretParameter": "/persona-rails/dev/jwt-secret"},
+    "asymmetric": {"SupabaseJwksUrl": JWKS_URL},
+    "rotation": {"SupabaseJwtSecretParameter": "/persona-rails/dev/jwt-secret", "SupabaseJwksUrl": JWKS_URL},
+    "rs256_authorizer": {"SupabaseJwksUrl": JWKS_URL, "ApiJwtAuthorizer": "RS256"},
+}
 
 
 def _resources() -> dict[str, Any]:
@@ -67,15 +85,25 @@ def test_cfn_lint_is_clean_on_the_template():
 def test_cfn_lint_is_clean_on_what_the_sam_transform_makes(tmp_path):
     """cfn-lint checks the SAM template against SAM's schema; what the transform makes (aliases,
     deployment groups, permissions) is checked here, and a dependency cycle shows up only there."""
-    clean = cfn_lint(write_json(transformed(), tmp_path / "clean.json"))
-    assert (clean.returncode, clean.stdout) == (0, "")
+    # AWS::LanguageExtensions has already resolved every `!If` under Resources from the stack's
+    # parameters, so cfn-lint's condition checks see only their leftovers: W8001 (a condition no
+    # longer used) and W1001 (a Ref to a conditional resource, whose condition these same
+    # parameters make true). The untransformed template above is linted with both.
+    for name, parameters in STACKS.items():
+        clean = cfn_lint(
+            write_json(transformed(parameters=parameters), tmp_path / f"{name}.json"),
+            LANGUAGE_EXTENSIONS_LEFTOVERS,
+        )
+        assert (clean.returncode, clean.stdout) == (0, ""), name
 
     # The control: a canary that rolls back on the API's 5xx alarm depends on the API, which
     # depends on the alias the canary deploys. The lint must see that cycle.
     document = sam_document()
     function = document["Resources"][_http_functions()[0]]["Properties"]
     function["DeploymentPreference"]["Alarms"].append({"Ref": "ApiServerErrorsAlarm"})
-    cyclic = cfn_lint(write_json(transformed(document), tmp_path / "cyclic.json"))
+    cyclic = cfn_lint(
+        write_json(transformed(document), tmp_path / "cyclic.json"), LANGUAGE_EXTENSIONS_LEFTOVERS
+    )
     assert cyclic.returncode != 0
     assert "E3004" in cyclic.stdout
 
@@ -99,6 +127,12 @@ def _evaluate(expression: Any, parameters: dict[str, str]) -> Any:
         return any(_evaluate(a, parameters) for a in argument)
     if function == "Fn::And":
         return all(_evaluate(a, parameters) for a in argument)
+    if function == "Fn::Split":
+        separator, text = argument
+        return _evaluate(text, parameters).split(separator)
+    if function == "Fn::Select":
+        index, items = argument
+        return _evaluate(items, parameters)[index]
     raise AssertionError(f"unexpected rule function {function}")
 
 
@@ -113,8 +147,8 @@ def test_a_stack_with_neither_jwt_secret_nor_jwks_url_is_refused_at_deploy_time(
     defaults = {name: str(spec.get("Default", "x")) for name, spec in load_template()["Parameters"].items()}
     # Both default to empty, so a guided deploy that skips them meets the rule.
     assert (defaults[secret], defaults[jwks]) == ("", "")
-    (rule,) = load_template()["Rules"].values()
-    assert "Condition" not in rule, "the rule must apply to every stack"
+    rule = load_template()["Rules"]["JwtVerificationConfigured"]
+    assert "RuleCondition" not in rule, "the rule must apply to every stack"
     (assertion,) = rule["Assertions"]
     # The SAM transform hands the rule on to CloudFormation unchanged.
     assert transformed()["Rules"] == sam_document()["Rules"]
@@ -174,7 +208,8 @@ def test_the_schedule_lets_cloudformation_name_it():
 def _sam_cli_would_ask(resources: dict[str, Any]) -> list[str]:
     """`sam deploy --guided` asks "<function> may not have authorization defined, Is this okay?"
     for each HttpApi event with no `Auth` of its own whose API has no `Auth` and no OpenAPI
-    `security` either (samcli/commands/deploy/auth_utils.py, `_auth_resource_event`)."""
+    `security` either (samcli/commands/deploy/auth_utils.py, `_auth_resource_event`). It looks
+    after AWS::LanguageExtensions has run, with the stack's parameters."""
     asked = []
     for name, resource in resources.items():
         if resource["Type"] != "AWS::Serverless::Function":
@@ -188,13 +223,103 @@ def _sam_cli_would_ask(resources: dict[str, Any]) -> list[str]:
     return asked
 
 
-def test_sam_deploy_guided_does_not_ask_about_authorization():
-    resources = _resources()
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_sam_deploy_guided_does_not_ask_about_authorization(stack):
+    document = sam_document()
+    resources = language_extensions(document, stack_parameters(document, STACKS[stack]))["Resources"]
     assert _sam_cli_would_ask(resources) == []
-    # The control: without the API's Auth block every route would be asked about.
+    # The control: without the API's Auth block, every route without an Auth of its own is asked about.
     del resources["HttpApi"]["Properties"]["Auth"]
     routes = sum(len(f.routes) for f in functions().values())
-    assert len(_sam_cli_would_ask(resources)) == routes > 0
+    expected = routes - len(_backend_routes()) if stack == "rs256_authorizer" else routes
+    assert len(_sam_cli_would_ask(resources)) == expected > 0
+
+
+# -- the API's JWT authorizer (RS256 projects) -----------------------------------------------------
+
+
+def _backend_routes() -> set[str]:
+    """Route keys that say `Authorizer: NONE` under the authorizer: backends call them with a
+    service-role token, which no API Gateway JWT authorizer admits."""
+    return {
+        f"{event['Properties']['Method']} {event['Properties']['Path']}"
+        for resource in _resources().values()
+        if resource["Type"] == "AWS::Serverless::Function"
+        for event in resource["Properties"].get("Events", {}).values()
+        if event["Type"] == "HttpApi" and "Auth" in event["Properties"]
+    }
+
+
+def _api_body(stack: str) -> dict[str, Any]:
+    (api,) = [
+        r
+        for r in transformed(parameters=STACKS[stack])["Resources"].values()
+        if r["Type"] == "AWS::ApiGatewayV2::Api"
+    ]
+    body: dict[str, Any] = api["Properties"]["Body"]
+    return body
+
+
+def _security_by_route(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        f"{method.upper()} {path}": operation.get("security")
+        for path, operations in body["paths"].items()
+        for method, operation in operations.items()
+    }
+
+
+def test_an_rs256_project_gets_a_jwt_authorizer_for_the_project_on_every_user_route():
+    body = _api_body("rs256_authorizer")
+    (scheme,) = body["components"]["securitySchemes"].values()
+    authorizer = scheme["x-amazon-apigateway-authorizer"]
+    assert authorizer["type"] == "jwt"
+    assert authorizer["identitySource"] == "$request.header.Authorization"
+    # The audience of Supabase's user tokens, the one the functions check (persona_rails.settings).
+    assert authorizer["jwtConfiguration"]["audience"] == [AuthSettings.model_fields["jwt_audience"].default]
+    issuer = _evaluate(authorizer["jwtConfiguration"]["issuer"], {"SupabaseJwksUrl": JWKS_URL})
+    assert issuer == "https://abcd.supabase.co/auth/v1"
+
+    backend = _backend_routes()
+    security = _security_by_route(body)
+    routes = {route.route_key for function in functions().values() for route in function.routes}
+    assert set(security) == routes
+    # Backend routes, one of them at least in each of four functions; every other route is guarded.
+    assert {key.split()[1].split("/")[1] for key in backend} == {
+        "intercept-session",
+        "moderation",
+        "debates",
+        "sps",
+    }
+    for key, requirement in security.items():
+        assert requirement == ([{"NONE": []}] if key in backend else [{"SupabaseJwt": []}]), key
+    assert len(backend) < len(routes)
+
+
+@pytest.mark.parametrize("stack", ["hs256", "asymmetric", "rotation"])
+def test_other_projects_get_no_authorizer_and_each_function_checks_every_token(stack):
+    body = _api_body(stack)
+    assert "securitySchemes" not in body.get("components", {})
+    assert set(map(json.dumps, _security_by_route(body).values())) == {"null"}
+
+
+def test_the_api_jwt_authorizer_needs_the_jwks_url():
+    rule = load_template()["Rules"]["ApiJwtAuthorizerNeedsJwks"]
+    (assertion,) = rule["Assertions"]
+    for authorizer, jwks_url, deployable in [
+        ("RS256", JWKS_URL, True),
+        ("RS256", "", False),
+        ("Off", "", True),
+        ("Off", JWKS_URL, True),
+    ]:
+        parameters = {"ApiJwtAuthorizer": authorizer, "SupabaseJwksUrl": jwks_url}
+        applies = _evaluate(rule["RuleCondition"], parameters)
+        assert (not applies or _evaluate(assertion["Assert"], parameters)) is deployable, (
+            authorizer,
+            jwks_url,
+        )
+    assert "SupabaseJwksUrl" in assertion["AssertDescription"]
+    # Off unless asked for: Supabase's default asymmetric key is ES256, which API Gateway cannot verify.
+    assert load_template()["Parameters"]["ApiJwtAuthorizer"]["Default"] == "Off"
 
 
 # -- operations -----------------------------------------------------------------------------------
