@@ -60,13 +60,16 @@ def _system_prompt(directory: Path) -> tuple[str, str]:
 
 def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> InterviewConfig:
     """Every artifact, strictly, and every template line linted (its token count too), unless the
-    folder is sealed: verified by `make package` and unchanged since (persona_rails.config_seal)."""
-    router = load_artifact(directory / "router-policy.json", RouterPolicy)
-    depth = load_artifact(directory / "depth-governor.json", DepthGovernor)
-    machines = load_artifact(directory / "state-machines.json", StateMachines)
-    constraints = load_artifact(directory / "negative-constraints.json", NegativeConstraints)
-    personas = load_artifact(directory / "persona-profiles.json", PersonaProfiles)
-    lexicon = load_artifact(directory / "signal-lexicon.json", SignalLexicon)
+    folder is sealed: verified by `make package` and unchanged since (persona_rails.config_seal).
+    Sealed, the artifacts' patterns are not compiled here either: `re` compiles each on first use."""
+    if sealed is None:
+        sealed = config_seal.sealed(directory)
+    router = load_artifact(directory / "router-policy.json", RouterPolicy, sealed=sealed)
+    depth = load_artifact(directory / "depth-governor.json", DepthGovernor, sealed=sealed)
+    machines = load_artifact(directory / "state-machines.json", StateMachines, sealed=sealed)
+    constraints = load_artifact(directory / "negative-constraints.json", NegativeConstraints, sealed=sealed)
+    personas = load_artifact(directory / "persona-profiles.json", PersonaProfiles, sealed=sealed)
+    lexicon = load_artifact(directory / "signal-lexicon.json", SignalLexicon, sealed=sealed)
     prompt, prompt_hash = _system_prompt(directory)
     hashes = [a.content_hash for a in (router, depth, machines, constraints, personas, lexicon)] + [
         prompt_hash
@@ -83,8 +86,6 @@ def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> 
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
         simplified=simplified_table(),
     )
-    if sealed is None:
-        sealed = config_seal.sealed(directory)
     problems = [] if sealed else template_problems(config, count_tokens)
     if problems:
         first, *rest = problems

@@ -117,7 +117,7 @@ def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> 
             ):
                 continue  # the default persona must fit; any other persona is only tried in its language
             try:
-                case_of(config, scenario, persona)
+                case_of(config, scenario, persona).build()
             except CaseMismatch as exc:
                 if exc.field.startswith("persona."):
                     persona_path = directory / "personas" / f"{persona.value.id}.json"

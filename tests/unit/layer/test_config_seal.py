@@ -114,6 +114,17 @@ def test_a_config_edited_after_the_build_is_checked_in_full_and_fails(built):
     assert "not a valid regular expression" in str(raised.value)
 
 
+def test_a_sealed_config_compiles_no_pattern_at_load(built):
+    """What the seal buys at init: told the folder is sealed (as init is when its digest matches),
+    the loader compiles none of the artifacts' patterns, so even a broken one loads. The seal's
+    digest is what keeps a broken one from ever being told so (the test above)."""
+    package, config_dir = built
+    _break_a_pattern(package, config_dir)
+    _load_config(package)(config_dir, sealed=True)
+    with pytest.raises(ConfigError, match="not a valid regular expression"):
+        _load_config(package)(config_dir, sealed=False)
+
+
 def test_the_build_refuses_to_seal_a_broken_config(tmp_path):
     copy = tmp_path / "sps_encounter"
     shutil.copytree(ROOT / "functions" / "sps_encounter", copy, ignore=shutil.ignore_patterns("__pycache__"))

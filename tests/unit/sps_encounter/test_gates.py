@@ -58,3 +58,26 @@ def test_a_gate_is_the_most_selective_literal_every_match_holds(pattern, gate):
         for text in ("i never smoke", "two weeks ago", "现在不疼了", "no known allergies"):
             if compiled.search(text):
                 assert any(literal in text for literal in gate)
+
+
+def test_patterns_are_compiled_on_first_use_and_build_compiles_them_now():
+    gated = Gated.of([("fine", r"chest pain"), ("broken", r"(unclosed")])
+    # Nothing parsed or compiled yet: a start request that matches no text pays nothing.
+    assert "_built" not in vars(gated)
+    assert gated  # it holds patterns, built or not
+    with pytest.raises(re.error):
+        gated.build()
+    working = Gated.of([("fine", r"chest pain")])
+    assert [name for name, _ in working.matches("my chest pain again")] == ["fine"]
+    assert "_built" in vars(working)
+
+
+def test_the_unsealed_check_builds_every_gate_of_a_case():
+    scenario = sorted(config().scenarios)[0]
+    case = catalog_case(scenario, config().scenarios[scenario].value.default_persona)
+    gates = [
+        item for holder in (case, case.lexicon) for item in vars(holder).values() if isinstance(item, Gated)
+    ]
+    assert len(gates) >= 10
+    case.build()
+    assert all("_built" in vars(gate) for gate in gates)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from interview_turn.engine.policy import (
     DepthGovernor,
@@ -111,14 +112,20 @@ class InterviewConfig:
     version: str
     # Traditional → Simplified code points (persona_rails.chinese), for matching only.
     simplified: Mapping[int, str] = field(default_factory=dict)
-    compiled_lexicon: CompiledLexicon = field(init=False)
-    compiled_constraints: CompiledConstraints = field(init=False)
     matching_table: Mapping[int, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "compiled_lexicon", CompiledLexicon.of(self.lexicon))
-        object.__setattr__(self, "compiled_constraints", CompiledConstraints.of(self.constraints))
         object.__setattr__(self, "matching_table", {**self.simplified, **APOSTROPHES})
+
+    # Compiled on first use, by the first turn that reads signals or checks a reply, so that a
+    # cold start answering `POST /interview/sessions` compiles none of the ~200 patterns.
+    @cached_property
+    def compiled_lexicon(self) -> CompiledLexicon:
+        return CompiledLexicon.of(self.lexicon)
+
+    @cached_property
+    def compiled_constraints(self) -> CompiledConstraints:
+        return CompiledConstraints.of(self.constraints)
 
     def for_matching(self, text: str) -> str:
         """What the lexicons and the prohibited patterns are matched against: typographic

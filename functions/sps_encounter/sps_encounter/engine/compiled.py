@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from persona_rails.chinese import simplified_table
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
@@ -29,71 +30,118 @@ def gated(patterns: list[str]) -> Gated:
 
 @dataclass(frozen=True)
 class CompiledLanguage:
+    """A language's lexicon, each pattern list compiled on first use (a start compiles few)."""
+
     language: Language
-    narrative: Gated
-    open: Gated
-    closed: Gated
-    opening: re.Pattern[str]
-    empathy: re.Pattern[str] | None
-    empathy_ids: tuple[str, ...]
-    dismissive: re.Pattern[str]
-    vague: Gated
-    identity: re.Pattern[str]
-    reask: re.Pattern[str]
-    age: re.Pattern[str]
-    age_answers: tuple[str, ...]
-    measurement: Gated
-    reframe: re.Pattern[str]
-    diagnosis_patterns: tuple[str, ...]
-    clarification: Gated
-    refusal: Gated
-    measured_number: re.Pattern[str]
-    disfluency: re.Pattern[str]
-    fillers: tuple[str, ...]
-    function_words: frozenset[str]
-    number_words: frozenset[str]
-    # str.translate table: straight apostrophes, and Traditional read as Simplified in Chinese.
-    fold_table: dict[int, str]
+    source: LanguageLexicon
 
     @classmethod
     def of(cls, language: Language, lexicon: LanguageLexicon) -> CompiledLanguage:
-        empathy, empathy_ids = named_union((cue.id, cue.pattern) for cue in lexicon.empathy)
-        tokens = "|".join(re.escape(token) for token in lexicon.disfluency_tokens)
+        return cls(language, lexicon)
+
+    @cached_property
+    def narrative(self) -> Gated:
+        return gated(self.source.narrative)
+
+    @cached_property
+    def open(self) -> Gated:
+        return gated(self.source.open)
+
+    @cached_property
+    def closed(self) -> Gated:
+        return gated(self.source.closed)
+
+    @cached_property
+    def opening(self) -> re.Pattern[str]:
+        return union(self.source.opening)
+
+    @cached_property
+    def _empathy(self) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
+        return named_union((cue.id, cue.pattern) for cue in self.source.empathy)
+
+    @property
+    def empathy(self) -> re.Pattern[str] | None:
+        return self._empathy[0]
+
+    @property
+    def empathy_ids(self) -> tuple[str, ...]:
+        return self._empathy[1]
+
+    @cached_property
+    def dismissive(self) -> re.Pattern[str]:
+        return union(self.source.dismissive)
+
+    @cached_property
+    def vague(self) -> Gated:
+        return gated(self.source.vague)
+
+    @cached_property
+    def identity(self) -> re.Pattern[str]:
+        return union(self.source.identity)
+
+    @cached_property
+    def reask(self) -> re.Pattern[str]:
+        return union(self.source.reask)
+
+    @cached_property
+    def age(self) -> re.Pattern[str]:
+        return union(self.source.age)
+
+    @cached_property
+    def age_answers(self) -> tuple[str, ...]:
+        return tuple(self.source.age_answers)
+
+    @cached_property
+    def measurement(self) -> Gated:
+        return gated(self.source.measurement)
+
+    @cached_property
+    def reframe(self) -> re.Pattern[str]:
+        return union(self.source.reframe)
+
+    @cached_property
+    def diagnosis_patterns(self) -> tuple[str, ...]:
+        return tuple(self.source.diagnosis_coaching)
+
+    @cached_property
+    def clarification(self) -> Gated:
+        return gated(self.source.clarification)
+
+    @cached_property
+    def refusal(self) -> Gated:
+        return gated(self.source.refusal)
+
+    @cached_property
+    def measured_number(self) -> re.Pattern[str]:
+        return re.compile(self.source.measured_number, re.IGNORECASE)
+
+    @cached_property
+    def disfluency(self) -> re.Pattern[str]:
+        tokens = "|".join(re.escape(token) for token in self.source.disfluency_tokens)
         # English tokens are words ("um" is not in "umbrella"); Chinese ones are characters.
-        disfluency = (
-            re.compile(tokens)
-            if language is Language.ZH
-            else re.compile(rf"(?<![^\W_])(?:{tokens})(?![^\W_])", re.I)
-        )
+        if self.language is Language.ZH:
+            return re.compile(tokens)
+        return re.compile(rf"(?<![^\W_])(?:{tokens})(?![^\W_])", re.I)
+
+    @cached_property
+    def fillers(self) -> tuple[str, ...]:
+        return tuple(filler.casefold() for filler in self.source.fillers)
+
+    @cached_property
+    def function_words(self) -> frozenset[str]:
+        return frozenset(word.casefold() for word in self.source.function_words)
+
+    @cached_property
+    def number_words(self) -> frozenset[str]:
+        return frozenset(word.casefold() for word in self.source.number_words)
+
+    @cached_property
+    def fold_table(self) -> dict[int, str]:
+        """str.translate table: straight apostrophes, and Traditional read as Simplified in Chinese."""
         table = dict(APOSTROPHES)
-        if language is Language.ZH:
+        if self.language is Language.ZH:
             table.update(simplified_table())
-        return cls(
-            language=language,
-            narrative=gated(lexicon.narrative),
-            open=gated(lexicon.open),
-            closed=gated(lexicon.closed),
-            opening=union(lexicon.opening),
-            empathy=empathy,
-            empathy_ids=empathy_ids,
-            dismissive=union(lexicon.dismissive),
-            vague=gated(lexicon.vague),
-            identity=union(lexicon.identity),
-            reask=union(lexicon.reask),
-            age=union(lexicon.age),
-            age_answers=tuple(lexicon.age_answers),
-            measurement=gated(lexicon.measurement),
-            reframe=union(lexicon.reframe),
-            diagnosis_patterns=tuple(lexicon.diagnosis_coaching),
-            clarification=gated(lexicon.clarification),
-            refusal=gated(lexicon.refusal),
-            measured_number=re.compile(lexicon.measured_number, re.IGNORECASE),
-            disfluency=disfluency,
-            fillers=tuple(filler.casefold() for filler in lexicon.fillers),
-            function_words=frozenset(word.casefold() for word in lexicon.function_words),
-            number_words=frozenset(word.casefold() for word in lexicon.number_words),
-            fold_table=table,
-        )
+        return table
 
     def fold(self, text: str) -> str:
         """What patterns are matched against: casefolded, apostrophes straight, Simplified."""
@@ -109,12 +157,7 @@ class Case:
     gold_rules: tuple[GoldRule, ...]
     version: str
     slots: dict[str, int] = field(init=False)
-    slot_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
-    objective_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
-    script_match: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
     guardrails: Gated = field(init=False)
-    agenda_triggers: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
-    misreading_triggers: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = field(init=False)
     diagnosis: Gated = field(init=False)
     conflicts: Gated = field(init=False)
     objective_numbers: frozenset[str] = field(init=False)
@@ -133,24 +176,8 @@ class Case:
         scenario, fold = self.scenario, self.lexicon.fold
         setattr_ = object.__setattr__
         setattr_(self, "slots", {slot.id: index for index, slot in enumerate(scenario.subjective_catalog)})
-        setattr_(self, "slot_match", tuple((s.id, union(s.patterns)) for s in scenario.subjective_catalog))
-        setattr_(
-            self, "objective_match", tuple((s.id, union(s.patterns)) for s in scenario.objective_catalog)
-        )
-        setattr_(self, "script_match", tuple((s.id, union(s.patterns)) for s in scenario.objective_scripts))
         guardrails = (*scenario.guardrails, *scenario.objective_guardrails, *scenario.contraindications)
         setattr_(self, "guardrails", Gated.of((g.id, p) for g in guardrails for p in g.patterns))
-        setattr_(
-            self, "agenda_triggers", tuple((item.id, union(item.triggers)) for item in scenario.hidden_agenda)
-        )
-        setattr_(
-            self,
-            "misreading_triggers",
-            tuple(
-                (m.id, union(m.triggers), union(m.reframes) if m.reframes else None)
-                for m in scenario.misunderstandings
-            ),
-        )
         diagnosis = [*scenario.diagnosis_terms, *self.lexicon.diagnosis_patterns]
         setattr_(self, "diagnosis", Gated.of(("diagnosis", p) for p in diagnosis))
         facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
@@ -193,9 +220,46 @@ class Case:
             tuple(fold(line) for line in scenario.dob_challenge.lines) if scenario.dob_challenge else (),
         )
 
+    # The patterns a learner's text is matched against, compiled by the first turn that needs
+    # them: an encounter's start matches no text, so a cold start answering it compiles none.
+    @cached_property
+    def slot_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return tuple((s.id, union(s.patterns)) for s in self.scenario.subjective_catalog)
+
+    @cached_property
+    def objective_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return tuple((s.id, union(s.patterns)) for s in self.scenario.objective_catalog)
+
+    @cached_property
+    def script_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return tuple((s.id, union(s.patterns)) for s in self.scenario.objective_scripts)
+
+    @cached_property
+    def agenda_triggers(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return tuple((item.id, union(item.triggers)) for item in self.scenario.hidden_agenda)
+
+    @cached_property
+    def misreading_triggers(self) -> tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]:
+        return tuple(
+            (m.id, union(m.triggers), union(m.reframes) if m.reframes else None)
+            for m in self.scenario.misunderstandings
+        )
+
     @property
     def language(self) -> Language:
         return self.scenario.language
+
+    def build(self) -> Case:
+        """Every pattern compiled now, not on first use: the unsealed config check builds each
+        case this way, so that a pattern that cannot be compiled fails at load."""
+        for holder in (self, self.lexicon):
+            for name, attribute in vars(type(holder)).items():
+                if isinstance(attribute, cached_property):
+                    getattr(holder, name)
+            for item in vars(holder).values():
+                if isinstance(item, Gated):
+                    item.build()
+        return self
 
     def slot(self, slot_id: str) -> Slot:
         return self.scenario.subjective_catalog[self.slots[slot_id]]

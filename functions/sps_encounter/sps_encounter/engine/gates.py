@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
@@ -59,43 +60,75 @@ def literals(pattern: str) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(lit.casefold() for lit in found)) if found else None
 
 
+# (name, pattern) entries; literal -> the entries it gates; the ungated entries; the literals.
+_Built = tuple[
+    tuple[tuple[str, re.Pattern[str]], ...], dict[str, tuple[int, ...]], frozenset[int], tuple[str, ...]
+]
+
+
 @dataclass(frozen=True)
 class Gated:
-    """Named patterns, each run only on text holding one of its gate's literals."""
+    """Named patterns, each run only on text holding one of its gate's literals.
 
-    entries: tuple[tuple[str, re.Pattern[str]], ...]
-    # literal -> the entries it gates; every literal is searched for once per text.
-    index: dict[str, tuple[int, ...]]
-    ungated: frozenset[int]
-    literals: tuple[str, ...] = ()
+    Built on first use: a case holds a dozen of these, and a request that matches no text
+    against them (an encounter's start) should not pay for parsing and compiling ~100 patterns.
+    Every pattern was checked when its artifact was loaded, or by `make package` for a sealed
+    config (persona_rails.config_seal), so building later cannot fail."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "literals", tuple(self.index))
+    named: tuple[tuple[str, str], ...]
 
     @classmethod
     def of(cls, named: Iterable[tuple[str, str]]) -> Gated:
+        return cls(tuple(named))
+
+    @cached_property
+    def _built(self) -> _Built:
         entries: list[tuple[str, re.Pattern[str]]] = []
         index: dict[str, list[int]] = {}
         ungated: set[int] = set()
-        for position, (name, pattern) in enumerate(named):
+        for position, (name, pattern) in enumerate(self.named):
             entries.append((name, re.compile(pattern, re.IGNORECASE)))
             gate = literals(pattern)
             if gate is None:
                 ungated.add(position)
             for literal in gate or ():
                 index.setdefault(literal, []).append(position)
-        return cls(tuple(entries), {lit: tuple(at) for lit, at in index.items()}, frozenset(ungated))
+        gates = {lit: tuple(at) for lit, at in index.items()}
+        return tuple(entries), gates, frozenset(ungated), tuple(gates)
+
+    @property
+    def entries(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+        return self._built[0]
+
+    @property
+    def index(self) -> dict[str, tuple[int, ...]]:
+        """literal -> the entries it gates; every literal is searched for once per text."""
+        return self._built[1]
+
+    @property
+    def ungated(self) -> frozenset[int]:
+        return self._built[2]
+
+    @property
+    def literals(self) -> tuple[str, ...]:
+        return self._built[3]
+
+    def build(self) -> Gated:
+        """Compile now (the unsealed config check does, so that a broken pattern fails at load)."""
+        _ = self._built
+        return self
 
     def matches(self, folded: str) -> Iterator[tuple[str, re.Match[str]]]:
         """(name, first match) of every pattern matching `folded`, in order."""
-        present = [literal for literal in self.literals if literal in folded]
-        if not present and not self.ungated:
+        entries, index, ungated, literals = self._built
+        present = [literal for literal in literals if literal in folded]
+        if not present and not ungated:
             return
-        candidates = set(self.ungated)
+        candidates = set(ungated)
         for literal in present:
-            candidates.update(self.index[literal])
+            candidates.update(index[literal])
         for position in sorted(candidates):
-            name, pattern = self.entries[position]
+            name, pattern = entries[position]
             found = pattern.search(folded)
             if found is not None:
                 yield name, found
@@ -113,4 +146,4 @@ class Gated:
         return tuple(dict.fromkeys(name for name, _ in self.matches(folded)))
 
     def __bool__(self) -> bool:
-        return bool(self.entries)
+        return bool(self.named)
