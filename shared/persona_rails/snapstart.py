@@ -31,9 +31,15 @@ def recreate_network_clients() -> None:
     auth._jwks_client.cache_clear()
 
 
+def snapshotting() -> bool:
+    """This init ends in a snapshot: it runs once per published version, not at a user's cold
+    start, so work done here (compiling what a first request would) costs no user anything."""
+    return os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") == _SNAPSTART_INIT
+
+
 def register() -> bool:
     """Register the after-restore hook when this init will be snapshotted; True when it was."""
-    if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") != _SNAPSTART_INIT:
+    if not snapshotting():
         return False
     from snapshot_restore_py import register_after_restore
 

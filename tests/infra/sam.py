@@ -81,8 +81,9 @@ def _resolve_ifs(node: Any, parameters: dict[str, str], conditions: dict[str, An
 def language_extensions(document: dict[str, Any], parameters: dict[str, str]) -> dict[str, Any]:
     """What `AWS::LanguageExtensions` hands the SAM transform, for this template: every `Fn::If`
     under Resources replaced by the branch the stack's parameters choose (`AWS::NoValue` drops
-    the key), as the SAM CLI's own port of the transform does (Globals and Conditions are left
-    as they are). The template uses the transform for nothing else."""
+    the key), as the SAM CLI's own port of the transform does; that port also resolves `Ref`,
+    `Sub`, `Select` and `Split`, which SAM's translator handles as well here. Globals and
+    Conditions are left as they are. The template uses the transform for nothing else."""
     document = copy.deepcopy(document)
     conditions = document.get("Conditions", {})
     document["Resources"] = _resolve_ifs(document["Resources"], parameters, conditions)

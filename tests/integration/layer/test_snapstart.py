@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import types
 
@@ -44,3 +46,44 @@ def test_the_hook_is_registered_only_for_a_snapstart_init(monkeypatch: pytest.Mo
     monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "snap-start")
     assert snapstart.register() is True
     assert registered == [snapstart.recreate_network_clients]
+
+
+_SNAPSHOT_PROBE = r"""
+import importlib, json, sys
+handler = importlib.import_module(sys.argv[1])
+if sys.argv[1].startswith("interview_turn"):
+    compiled = {"compiled_lexicon", "compiled_constraints"} <= set(vars(handler.config))
+else:
+    from sps_encounter import artifacts
+    cases = list(artifacts._CASES.values())
+    compiled = bool(cases) and all("slot_match" in vars(case) and "_built" in vars(case.guardrails) for case in cases)
+print(json.dumps({"compiled": compiled}))
+"""
+
+
+@pytest.mark.parametrize("name", ["InterviewTurnFunction", "SpsEncounterFunction"])
+@pytest.mark.parametrize("initialization", ["snap-start", "on-demand"])
+def test_an_init_that_ends_in_a_snapshot_compiles_what_a_first_turn_would(name, initialization, tmp_path):
+    """Under SnapStart init runs once per published version, so it compiles every pattern a restored
+    copy's first turn would need; an on-demand init leaves them to first use (a start needs none)."""
+    import json
+
+    from persona_rails_dev.package import seal_config
+    from persona_rails_dev.template import functions
+    from tests.support.lambda_child import lambda_env, run_python
+
+    # The runtime's module (PyPI snapshot-restore-py), which only Lambda's image provides.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    (runtime / "snapshot_restore_py.py").write_text("def register_after_restore(hook):\n    pass\n")
+    function = functions()[name]
+    # The function's code as `make package` ships it: its config sealed, so an on-demand init
+    # skips the full check (which, from a source checkout, builds every case).
+    code = tmp_path / function.package
+    shutil.copytree(function.code_uri, code, ignore=shutil.ignore_patterns("__pycache__"))
+    assert seal_config(function.package, code) is not None
+    env = lambda_env(function, code_uri=code, AWS_LAMBDA_INITIALIZATION_TYPE=initialization)
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(runtime)])
+    result = run_python(_SNAPSHOT_PROBE, function.module, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"compiled": initialization == "snap-start"}

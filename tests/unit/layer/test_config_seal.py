@@ -125,6 +125,31 @@ def test_a_sealed_config_compiles_no_pattern_at_load(built):
         _load_config(package)(config_dir, sealed=False)
 
 
+def test_a_sealed_sps_catalog_case_skips_the_lint_the_build_ran_and_an_inline_one_does_not(
+    tmp_path, monkeypatch
+):
+    copy = tmp_path / "sps_encounter"
+    shutil.copytree(ROOT / "functions" / "sps_encounter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    seal_config("sps_encounter", copy)
+    from sps_encounter import artifacts
+    from sps_encounter.engine import lint
+
+    linted = []
+    monkeypatch.setattr(lint, "check", lambda case: linted.append(case.scenario.id))
+    config = artifacts.load_config(copy / "sps_encounter" / "config")
+    assert config.sealed
+    scenario = next(iter(config.scenarios.values()))
+    persona = config.personas[scenario.value.default_persona]
+    artifacts._CASES.clear()
+    artifacts.case_of(config, scenario, persona)
+    assert linted == []
+    # The same documents, not the catalog's own objects: an inline scenario is linted.
+    inline = artifacts.Versioned(scenario.value, scenario.content_hash + "-inline", scenario.document)
+    artifacts.case_of(config, inline, persona)
+    assert linted == [scenario.value.id]
+    artifacts._CASES.clear()
+
+
 def test_the_build_refuses_to_seal_a_broken_config(tmp_path):
     copy = tmp_path / "sps_encounter"
     shutil.copytree(ROOT / "functions" / "sps_encounter", copy, ignore=shutil.ignore_patterns("__pycache__"))

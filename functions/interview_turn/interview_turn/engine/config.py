@@ -127,6 +127,11 @@ class InterviewConfig:
     def compiled_constraints(self) -> CompiledConstraints:
         return CompiledConstraints.of(self.constraints)
 
+    def compile_patterns(self) -> None:
+        """Compile now what the first turn would: under SnapStart, init runs once per published
+        version, so no restored copy pays for it."""
+        _ = self.compiled_lexicon, self.compiled_constraints
+
     def for_matching(self, text: str) -> str:
         """What the lexicons and the prohibited patterns are matched against: typographic
         apostrophes (iOS, models) as ASCII, Traditional Chinese as Simplified. Never stored."""

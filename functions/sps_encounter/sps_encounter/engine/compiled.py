@@ -221,7 +221,7 @@ class Case:
         )
 
     # The patterns a learner's text is matched against, compiled by the first turn that needs
-    # them: an encounter's start matches no text, so a cold start answering it compiles none.
+    # them: an encounter's start matches no learner text, so a cold start answering it skips them.
     @cached_property
     def slot_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
         return tuple((s.id, union(s.patterns)) for s in self.scenario.subjective_catalog)
