@@ -1,6 +1,8 @@
-"""The urgency lexicon (`config/urgency-lexicon.json`): validated, versioned and compiled once per
-cold start (the handler calls `urgency_rules()` at init); the engine receives the compiled rules
-as an argument. The rule itself is docs/emergencies.md.
+"""The urgency lexicon (`config/urgency-lexicon.json`): validated and versioned at init (the
+handler calls `urgency_config()`), compiled once per execution environment by the first reason
+that needs it (`urgency_rules()`; a validated lexicon always compiles: its phrases are matched as
+escaped text). The engine receives the compiled rules as an argument. The rule itself is
+docs/emergencies.md.
 """
 
 from __future__ import annotations

@@ -51,7 +51,10 @@ def test_the_hook_is_registered_only_for_a_snapstart_init(monkeypatch: pytest.Mo
 _SNAPSHOT_PROBE = r"""
 import importlib, json, sys
 handler = importlib.import_module(sys.argv[1])
-if sys.argv[1].startswith("interview_turn"):
+if sys.argv[1].startswith("intercept_session"):
+    from intercept_session.urgency_config import urgency_rules
+    compiled = urgency_rules.cache_info().currsize == 1
+elif sys.argv[1].startswith("interview_turn"):
     compiled = {"compiled_lexicon", "compiled_constraints"} <= set(vars(handler.config))
 else:
     from sps_encounter import artifacts
@@ -61,7 +64,9 @@ print(json.dumps({"compiled": compiled}))
 """
 
 
-@pytest.mark.parametrize("name", ["InterviewTurnFunction", "SpsEncounterFunction"])
+@pytest.mark.parametrize(
+    "name", ["InterceptSessionFunction", "InterviewTurnFunction", "SpsEncounterFunction"]
+)
 @pytest.mark.parametrize("initialization", ["snap-start", "on-demand"])
 def test_an_init_that_ends_in_a_snapshot_compiles_what_a_first_turn_would(name, initialization, tmp_path):
     """Under SnapStart init runs once per published version, so it compiles every pattern a restored
@@ -81,7 +86,8 @@ def test_an_init_that_ends_in_a_snapshot_compiles_what_a_first_turn_would(name, 
     # skips the full check (which, from a source checkout, builds every case).
     code = tmp_path / function.package
     shutil.copytree(function.code_uri, code, ignore=shutil.ignore_patterns("__pycache__"))
-    assert seal_config(function.package, code) is not None
+    sealed = seal_config(function.package, code)
+    assert (sealed is None) == (name == "InterceptSessionFunction")  # its config has nothing to seal
     env = lambda_env(function, code_uri=code, AWS_LAMBDA_INITIALIZATION_TYPE=initialization)
     env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(runtime)])
     result = run_python(_SNAPSHOT_PROBE, function.module, env=env)
