@@ -19,15 +19,9 @@ import json
 import subprocess
 from typing import Any
 
-from bench.cold_start_packaged import (
-    FIRST_REQUEST,
-    TWIN,
-    build_twin,
-    real_interpreter,
-    sides,
-    ssm_endpoint,
-)
+from bench.cold_start_packaged import FIRST_REQUEST, sides, ssm_endpoint
 from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, verdict
+from persona_rails_dev.lambda_twin import TWIN, build_twin, real_interpreter
 
 PEAK_TARGET_MB = 160
 FLAT_TARGET_MB = 4
