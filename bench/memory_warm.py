@@ -21,30 +21,21 @@ from typing import Any
 
 from bench.cold_start_packaged import FIRST_REQUEST, sides, ssm_endpoint
 from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, verdict
-from persona_rails_dev.lambda_twin import TWIN, build_twin, real_interpreter
+from persona_rails_dev.lambda_twin import CHILD_PRELUDE, TWIN, build_twin, real_interpreter
 
 PEAK_TARGET_MB = 160
 FLAT_TARGET_MB = 4
 
-CHILD_SCRIPT = r"""
+CHILD_SCRIPT = (
+    r"""
 import json, resource, sys
 spec = json.loads(sys.argv[1])
-sys.path[:] = spec["sys_path"] + [entry for entry in sys.path if "-packages" not in entry]
-import asyncio, importlib
-asyncio.set_event_loop(asyncio.new_event_loop())
+"""
+    + CHILD_PRELUDE
+    + r"""
+import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)
-
-
-class Context:
-    function_name = spec["function_name"]
-    function_version = "$LATEST"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:" + function_name
-    aws_request_id = "00000000-0000-4000-8000-0000000000cd"
-
-    def get_remaining_time_in_millis(self):
-        return 10_000
 
 
 def rss_mb():
@@ -64,6 +55,7 @@ sys.stdout.write("\n" + json.dumps({
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
 }) + "\n")
 """
+)
 
 
 def measure(logical_id: str, database_url: str, python: list[str], requests: int) -> dict[str, Any]:

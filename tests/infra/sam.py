@@ -43,32 +43,44 @@ _NO_VALUE = {"Ref": "AWS::NoValue"}
 _DROPPED = object()
 
 
-def _decide(expression: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
-    """A condition's value, or a `Ref` to a parameter, as CloudFormation evaluates them."""
+def evaluate(expression: Any, parameters: dict[str, str], conditions: dict[str, Any] | None = None) -> Any:
+    """A condition, a rule's assertion, or a value built from parameters, as CloudFormation
+    evaluates them (the functions this template uses there)."""
     if not isinstance(expression, dict):
         return expression
     ((function, argument),) = expression.items()
+
+    def value(item: Any) -> Any:
+        return evaluate(item, parameters, conditions)
+
     if function == "Ref":
         return parameters[argument]
     if function == "Condition":
-        return _decide(conditions[argument], parameters, conditions)
+        assert conditions is not None, "a Condition needs the template's Conditions"
+        return value(conditions[argument])
     if function == "Fn::Equals":
-        left, right = (_decide(side, parameters, conditions) for side in argument)
+        left, right = (value(side) for side in argument)
         return str(left) == str(right)
     if function == "Fn::Not":
-        return not _decide(argument[0], parameters, conditions)
+        return not value(argument[0])
     if function == "Fn::And":
-        return all(_decide(item, parameters, conditions) for item in argument)
+        return all(value(item) for item in argument)
     if function == "Fn::Or":
-        return any(_decide(item, parameters, conditions) for item in argument)
-    raise ValueError(f"{function} in a condition")
+        return any(value(item) for item in argument)
+    if function == "Fn::Split":
+        separator, text = argument
+        return value(text).split(separator)
+    if function == "Fn::Select":
+        index, items = argument
+        return value(items)[index]
+    raise AssertionError(f"unexpected function {function}")
 
 
 def _resolve_ifs(node: Any, parameters: dict[str, str], conditions: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         if set(node) == {"Fn::If"}:
             condition, if_true, if_false = node["Fn::If"]
-            chosen = if_true if _decide({"Condition": condition}, parameters, conditions) else if_false
+            chosen = if_true if evaluate({"Condition": condition}, parameters, conditions) else if_false
             return _DROPPED if chosen == _NO_VALUE else _resolve_ifs(chosen, parameters, conditions)
         resolved = {key: _resolve_ifs(value, parameters, conditions) for key, value in node.items()}
         return {key: value for key, value in resolved.items() if value is not _DROPPED}

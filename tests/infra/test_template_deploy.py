@@ -13,6 +13,7 @@ from persona_rails.settings import AuthSettings
 from persona_rails_dev.template import functions, load_template, template_path
 from tests.infra.sam import (
     cfn_lint,
+    evaluate,
     language_extensions,
     sam_document,
     stack_parameters,
@@ -111,31 +112,6 @@ def test_cfn_lint_is_clean_on_what_the_sam_transform_makes(tmp_path):
 # -- refuse a dead stack --------------------------------------------------------------------------
 
 
-def _evaluate(expression: Any, parameters: dict[str, str]) -> Any:
-    """CloudFormation's rule functions, as far as the template uses them."""
-    if not isinstance(expression, dict):
-        return expression
-    ((function, argument),) = expression.items()
-    if function == "Ref":
-        return parameters[argument]
-    if function == "Fn::Equals":
-        left, right = (_evaluate(a, parameters) for a in argument)
-        return str(left) == str(right)
-    if function == "Fn::Not":
-        return not _evaluate(argument[0], parameters)
-    if function == "Fn::Or":
-        return any(_evaluate(a, parameters) for a in argument)
-    if function == "Fn::And":
-        return all(_evaluate(a, parameters) for a in argument)
-    if function == "Fn::Split":
-        separator, text = argument
-        return _evaluate(text, parameters).split(separator)
-    if function == "Fn::Select":
-        index, items = argument
-        return _evaluate(items, parameters)[index]
-    raise AssertionError(f"unexpected rule function {function}")
-
-
 def _jwt_parameters() -> tuple[str, str]:
     parameters = load_template()["Parameters"]
     (secret,) = [name for name in parameters if name.startswith("SupabaseJwtSecret")]
@@ -164,7 +140,7 @@ def test_a_stack_with_neither_jwt_secret_nor_jwks_url_is_refused_at_deploy_time(
     }
     for (secret_value, jwks_value), deployable in cases.items():
         parameters = {**defaults, secret: secret_value, jwks: jwks_value}
-        assert _evaluate(assertion["Assert"], parameters) is deployable, (secret_value, jwks_value)
+        assert evaluate(assertion["Assert"], parameters) is deployable, (secret_value, jwks_value)
 
 
 def test_the_jwks_url_must_look_like_one():
@@ -276,7 +252,7 @@ def test_an_rs256_project_gets_a_jwt_authorizer_for_the_project_on_every_user_ro
     assert authorizer["identitySource"] == "$request.header.Authorization"
     # The audience of Supabase's user tokens, the one the functions check (persona_rails.settings).
     assert authorizer["jwtConfiguration"]["audience"] == [AuthSettings.model_fields["jwt_audience"].default]
-    issuer = _evaluate(authorizer["jwtConfiguration"]["issuer"], {"SupabaseJwksUrl": JWKS_URL})
+    issuer = evaluate(authorizer["jwtConfiguration"]["issuer"], {"SupabaseJwksUrl": JWKS_URL})
     assert issuer == "https://abcd.supabase.co/auth/v1"
 
     backend = _backend_routes()
@@ -312,8 +288,8 @@ def test_the_api_jwt_authorizer_needs_the_jwks_url():
         ("Off", JWKS_URL, True),
     ]:
         parameters = {"ApiJwtAuthorizer": authorizer, "SupabaseJwksUrl": jwks_url}
-        applies = _evaluate(rule["RuleCondition"], parameters)
-        assert (not applies or _evaluate(assertion["Assert"], parameters)) is deployable, (
+        applies = evaluate(rule["RuleCondition"], parameters)
+        assert (not applies or evaluate(assertion["Assert"], parameters)) is deployable, (
             authorizer,
             jwks_url,
         )
