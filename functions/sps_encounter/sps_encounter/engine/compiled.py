@@ -4,8 +4,10 @@ lexicon, the policy and the baseline rules. Engines receive a `Case` and read no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from persona_rails.chinese import simplified_table
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
@@ -22,10 +24,22 @@ class CaseMismatch(ValueError):
         self.field = field
 
 
+T = TypeVar("T")
+
+
 def gated(patterns: list[str]) -> Gated:
     # The checks run on every turn of a validated transcript: behind literal gates, a turn
     # that holds none of a list's literals costs a few substring searches.
     return Gated.of(("lexicon", pattern) for pattern in patterns)
+
+
+def _lazy(build: Callable[[list[str]], T], name: str) -> cached_property[T]:
+    """A `CompiledLanguage` attribute: its lexicon's list `name`, built by `build` on first read."""
+
+    def compile_list(language: CompiledLanguage) -> T:
+        return build(getattr(language.source, name))
+
+    return cached_property(compile_list)
 
 
 @dataclass(frozen=True)
@@ -39,21 +53,22 @@ class CompiledLanguage:
     def of(cls, language: Language, lexicon: LanguageLexicon) -> CompiledLanguage:
         return cls(language, lexicon)
 
-    @cached_property
-    def narrative(self) -> Gated:
-        return gated(self.source.narrative)
-
-    @cached_property
-    def open(self) -> Gated:
-        return gated(self.source.open)
-
-    @cached_property
-    def closed(self) -> Gated:
-        return gated(self.source.closed)
-
-    @cached_property
-    def opening(self) -> re.Pattern[str]:
-        return union(self.source.opening)
+    # Each of the lexicon's lists, compiled (gated, joined into one pattern, or kept) on first read.
+    narrative = _lazy(gated, "narrative")
+    open = _lazy(gated, "open")
+    closed = _lazy(gated, "closed")
+    opening = _lazy(union, "opening")
+    dismissive = _lazy(union, "dismissive")
+    vague = _lazy(gated, "vague")
+    identity = _lazy(union, "identity")
+    reask = _lazy(union, "reask")
+    age = _lazy(union, "age")
+    age_answers = _lazy(tuple, "age_answers")
+    measurement = _lazy(gated, "measurement")
+    reframe = _lazy(union, "reframe")
+    diagnosis_patterns = _lazy(tuple, "diagnosis_coaching")
+    clarification = _lazy(gated, "clarification")
+    refusal = _lazy(gated, "refusal")
 
     @cached_property
     def _empathy(self) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
@@ -66,50 +81,6 @@ class CompiledLanguage:
     @property
     def empathy_ids(self) -> tuple[str, ...]:
         return self._empathy[1]
-
-    @cached_property
-    def dismissive(self) -> re.Pattern[str]:
-        return union(self.source.dismissive)
-
-    @cached_property
-    def vague(self) -> Gated:
-        return gated(self.source.vague)
-
-    @cached_property
-    def identity(self) -> re.Pattern[str]:
-        return union(self.source.identity)
-
-    @cached_property
-    def reask(self) -> re.Pattern[str]:
-        return union(self.source.reask)
-
-    @cached_property
-    def age(self) -> re.Pattern[str]:
-        return union(self.source.age)
-
-    @cached_property
-    def age_answers(self) -> tuple[str, ...]:
-        return tuple(self.source.age_answers)
-
-    @cached_property
-    def measurement(self) -> Gated:
-        return gated(self.source.measurement)
-
-    @cached_property
-    def reframe(self) -> re.Pattern[str]:
-        return union(self.source.reframe)
-
-    @cached_property
-    def diagnosis_patterns(self) -> tuple[str, ...]:
-        return tuple(self.source.diagnosis_coaching)
-
-    @cached_property
-    def clarification(self) -> Gated:
-        return gated(self.source.clarification)
-
-    @cached_property
-    def refusal(self) -> Gated:
-        return gated(self.source.refusal)
 
     @cached_property
     def measured_number(self) -> re.Pattern[str]:
