@@ -72,7 +72,9 @@ def _encounter_out(row: Row, resolved: cases.Resolved) -> dict[str, Any]:
             verbosity=persona.value.verbosity.value,
         ),
         "seed": row["seed"],
-        "state": row["state"],
+        # An expired encounter's state is over (spec §2), whether or not housekeeping has erased
+        # the row's copy yet.
+        "state": row["state"] if row["live"] else None,
         "turn_index": row["turn_index"],
         "expires_at": row["expires_at"],
         "expired": not row["live"],

@@ -1,7 +1,8 @@
 """The hourly tick's chores before the summaries: close every user's abandoned dialogs (so the
-week counts them) and purge raw reasons past their retention. Both are SQL functions of the
-interception migrations, run as service_role, and both are idempotent: a retried tick redoes
-nothing that was done.
+week counts them), purge raw reasons past their retention, and erase the runtime state of expired
+SPS encounters (spec §2: it does not outlive its session). Each is a SQL function of the
+migrations, run as service_role, and each is idempotent: a retried tick redoes nothing that was
+done.
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ PER_STATEMENT = 5000
 class Housekeeping:
     abandoned_closed: int
     reasons_purged: int
+    encounter_states_erased: int
 
     def as_dict(self) -> dict[str, int]:
-        return {"abandoned_closed": self.abandoned_closed, "reasons_purged": self.reasons_purged}
+        return {
+            "abandoned_closed": self.abandoned_closed,
+            "reasons_purged": self.reasons_purged,
+            "encounter_states_erased": self.encounter_states_erased,
+        }
 
 
 def _until_done(db: Database, sql: str, **params: int) -> int:
@@ -50,6 +56,7 @@ def run_housekeeping(db: Database, settings: InterceptSettings) -> Housekeeping:
             "SELECT public.intercept_purge_reasons(:days, :limit) AS n",
             days=settings.reason_retention_days,
         ),
+        encounter_states_erased=_until_done(db, "SELECT public.sps_erase_expired_states(:limit) AS n"),
     )
     logger.info("housekeeping finished", extra=report.as_dict())
     return report

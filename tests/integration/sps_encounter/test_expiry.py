@@ -1,7 +1,8 @@
 """The runtime state is ephemeral (spec §2): an encounter past `expires_at` takes no turn (410
-`encounter_expired`, state "expired", nothing written); the next encounter its owner starts
-erases (NULLs) the state of their expired encounters, and keeps their turns and decision
-records for QA and replay. Every turn renews the expiry."""
+`encounter_expired`, state "expired", nothing written) and reads with `state: null`; the hourly
+housekeeping tick and the next encounter its owner starts erase (NULL) the stored state of
+expired encounters, and keep their turns and decision records for QA and replay. Every turn
+renews the expiry."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def test_an_expired_encounter_still_reads_with_expired_true(api, db, expired):
     detail = get_encounter(api, learner.token, encounter)
     assert detail.status == 200, detail.body
     assert detail.body["expired"] is True
+    # The state is over at expiry, before housekeeping erases the row's copy.
+    assert stored_encounter(db, encounter)["state"] is not None
+    assert detail.body["state"] is None
     assert detail.body["turn_index"] == 4
     assert [t["text"] for t in detail.body["transcript"][0::2]] == [OPENING, ONSET]
 
@@ -134,3 +138,28 @@ def test_a_turn_renews_the_expiry(api, users, db):
     assert (renewed - stored_encounter(db, encounter)["updated_at"]).total_seconds() == pytest.approx(
         120 * 60, abs=5
     )
+
+
+def test_the_hourly_housekeeping_erases_every_expired_state_and_nothing_else(api, users, db, expired):
+    from persona_rails.settings import InterceptSettings
+    from weekly_summary.housekeeping import run_housekeeping
+
+    learner, encounter = expired
+    other = users.create()  # never starts another encounter: only housekeeping erases theirs
+    gone = start(api, other)["encounter_id"]
+    take(api, other, gone, OPENING)
+    _expire(db, gone)
+    live = start(api, other, seed=9)["encounter_id"]
+    turns_before = stored_turns(db, gone)
+    records_before = records_of(db, other.id)
+
+    report = run_housekeeping(db, InterceptSettings())
+
+    assert report.encounter_states_erased >= 2
+    assert stored_encounter(db, encounter)["state"] is None
+    assert stored_encounter(db, gone)["state"] is None
+    assert stored_encounter(db, live)["state"] is not None
+    assert stored_turns(db, gone) == turns_before
+    assert records_of(db, other.id) == records_before
+    # A second tick finds nothing left: the chore is idempotent.
+    assert run_housekeeping(db, InterceptSettings()).encounter_states_erased == 0
