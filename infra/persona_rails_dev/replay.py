@@ -31,6 +31,7 @@ with database.as_owner() as tx:
     records = [(record_id, load_record(tx, record_id)) for record_id in ids]
 entry = importlib.import_module(f"{package}.{REPLAY_MODULE}")
 status = 0
+replayed = 0
 for record_id, record in records:
     if record is None:
         print(f"{record_id}: no such decision record")
@@ -46,6 +47,7 @@ for record_id, record in records:
         print(f"{record_id}: not replayable: {exc}")
         status = 2
         continue
+    replayed += 1
     if lines:
         status = max(status, 1)
         versions = f"engine {record.engine_version}, config {record.config_version}"
@@ -53,7 +55,8 @@ for record_id, record in records:
         print("\\n".join(lines))
     else:
         print(f"{record_id}: identical")
-print(f"replayed {len(records)} decision(s)")
+skipped = len(records) - replayed
+print(f"replayed {replayed} decision(s)" + (f", {skipped} not replayed" if skipped else ""))
 sys.exit(status)
 """
 

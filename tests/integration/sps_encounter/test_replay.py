@@ -146,7 +146,9 @@ def test_a_tampered_record_shows_the_diff(api, users, db, database_url, capfd, p
 def test_an_unknown_id_is_reported_as_not_found(database_url, capfd):
     capfd.readouterr()
     assert rails_replay(functions()[FUNCTION], database_url, ["00000000-0000-4000-8000-00000000dead"]) == 2
-    assert "no such decision record" in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert "no such decision record" in out
+    assert "replayed 0 decision(s), 1 not replayed" in out
 
 
 def test_a_turn_run_on_an_older_catalog_snapshot_replays(api, users, db, database_url, capfd):
