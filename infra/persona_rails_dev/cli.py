@@ -141,6 +141,9 @@ def _event(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
+    if args.service_role:
+        print(local_env.mint_service_token(ttl_seconds=args.ttl))
+        return 0
     if args.sub != local_env.DEV_USER_ID or args.create_user:
         local_env.ensure_user(local_env.prepare(seed=True), args.sub)
     print(local_env.mint_token(args.sub, ttl_seconds=args.ttl))
@@ -238,9 +241,17 @@ def build_parser() -> argparse.ArgumentParser:
     event.set_defaults(run=_event)
 
     token = commands.add_parser("token", help="mint a development JWT (HS256, local secret)")
-    token.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID)
+    token.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID, help="the user (created if new)")
     token.add_argument("--ttl", type=int, default=3600, help="seconds")
-    token.add_argument("--create-user", action="store_true", help="also create the auth.users row")
+    token.add_argument(
+        "--create-user", action="store_true", help="also create the auth.users row of the default user"
+    )
+    token.add_argument(
+        "--service-role",
+        action="store_true",
+        help="a service_role token instead, as a platform's backend holds: name the user in the request "
+        "(user_id in a body, ?user_id= elsewhere)",
+    )
     token.set_defaults(run=_token)
 
     db = commands.add_parser("db", help="start the embedded Postgres and apply migrations")

@@ -51,6 +51,17 @@ def mint_token(
     return jwt.encode(claims, key, algorithm="HS256")
 
 
+def mint_service_token(*, ttl_seconds: int = 3600, secret: str | None = None) -> str:
+    """What a Supabase project's service_role key is: `role: service_role`, no `sub`, no `aud`.
+    A backend calls with it and names the user (`user_id`), as the platforms' backends do."""
+    import jwt
+
+    now = int(time.time())
+    claims = {"iss": "supabase", "role": "service_role", "iat": now, "exp": now + ttl_seconds}
+    key = secret or os.environ.get(env.SUPABASE_JWT_SECRET) or LOCAL_JWT_SECRET
+    return jwt.encode(claims, key, algorithm="HS256")
+
+
 def ensure_user(url: str, user_id: str, email: str | None = None) -> None:
     """Create the auth.users row a real Supabase project would have for this user."""
     from persona_rails.db import Database

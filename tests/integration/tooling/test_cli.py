@@ -111,3 +111,14 @@ def test_replay_refuses_an_unknown_function_and_a_missing_id(capsys):
     assert "keeps no replayable decisions" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         rails(["replay", "InterceptSessionFunction", "not-a-uuid"])
+
+
+def test_rails_token_mints_a_service_role_token_the_functions_accept(restored_environment, capsys):
+    from persona_rails.auth import SERVICE_ROLE, verify
+    from persona_rails_dev.local_env import LOCAL_JWT_SECRET
+
+    assert rails(["token", "--service-role", "--ttl", "60"]) == 0
+    token = capsys.readouterr().out.strip()
+    claims = verify(token, secret=LOCAL_JWT_SECRET, jwks_url=None, audience="authenticated")
+    assert claims.role == SERVICE_ROLE
+    assert "sub" not in claims.raw
