@@ -243,15 +243,15 @@ def build_parser() -> argparse.ArgumentParser:
     token = commands.add_parser("token", help="mint a development JWT (HS256, local secret)")
     token.add_argument("--sub", type=user_id, default=local_env.DEV_USER_ID, help="the user (created if new)")
     token.add_argument("--ttl", type=int, default=3600, help="seconds")
-    token.add_argument(
-        "--create-user", action="store_true", help="also create the auth.users row of the default user"
-    )
-    token.add_argument(
-        "--service-role",
-        action="store_true",
-        help="a service_role token instead, as a platform's backend holds: name the user in the request "
-        "(user_id in a body, ?user_id= elsewhere)",
-    )
+    for flag, help_text in (
+        ("--create-user", "also create the auth.users row of the default user"),
+        (
+            "--service-role",
+            "a service_role token instead, as a platform's backend holds: name the user in the request "
+            "(user_id in a body, ?user_id= elsewhere)",
+        ),
+    ):
+        token.add_argument(flag, action="store_true", help=help_text)
     token.set_defaults(run=_token)
 
     db = commands.add_parser("db", help="start the embedded Postgres and apply migrations")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
@@ -155,6 +156,9 @@ def build_catalog_cases(config: SpsConfig) -> int:
     return built
 
 
+_WHERE = re.compile(r"^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): (.+)$", re.DOTALL)
+
+
 def validated(document: dict[str, Any], schema: type[ModelT], root: str) -> Versioned:
     """An inline document, validated as strictly as a catalog file; the error names its path."""
     text = json.dumps(document, ensure_ascii=False)
@@ -162,7 +166,13 @@ def validated(document: dict[str, Any], schema: type[ModelT], root: str) -> Vers
         value = schema.model_validate_json(text, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise InvalidDocument(root + json_path(tuple(first["loc"]))[1:], first["msg"]) from exc
+        path = root + json_path(tuple(first["loc"]))[1:]
+        # A document-wide check (ids, references, templates) says where in its message:
+        # "hidden_agenda[1].id: the id 'x' is used twice" names scenario.hidden_agenda[1].id.
+        where = _WHERE.match(first["msg"].removeprefix("Value error, "))
+        if where is not None:
+            raise InvalidDocument(f"{path}.{where.group(1)}", where.group(2)) from exc
+        raise InvalidDocument(path, first["msg"]) from exc
     return Versioned(value, content_hash(document), document)
 
 

@@ -64,7 +64,10 @@ def _compiled(config: SpsConfig, scenario: Versioned, persona: Versioned, person
         return case_of(config, scenario, persona)
     except CaseMismatch as exc:
         field = exc.field if exc.field != "persona" else persona_field
-        raise Invalid("persona_does_not_fit", str(exc), field=field) from None
+        # A scenario line that no persona could say (a measured number in an answer) is the
+        # scenario's fault, whatever persona it is paired with.
+        code = "invalid_scenario" if field.startswith("scenario.") else "persona_does_not_fit"
+        raise Invalid(code, str(exc), field=field) from None
 
 
 def resolve(config: SpsConfig, choice: CaseChoice) -> Resolved:

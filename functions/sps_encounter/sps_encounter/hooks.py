@@ -1,7 +1,7 @@
 """The spec's extensibility hooks (§13) under the spec's names, for library use.
 
     runtime = SpsRuntime("chest-pain")                    # a catalog id, or a Scenario document
-    state = runtime.initRuntimeState(seed=42)
+    state = runtime.initRuntimeState(seed=42)          # or ("talkative", 42), the spec's order
     learner = runtime.applyLearnerTurn(state, "What brings you in today?")
     reply = runtime.generatePatientResponse(state, learner)   # {"text": ..., "meta": ...}
     result = validateTranscript(transcript, "chest-pain", "en-reserved-brief")
@@ -47,10 +47,21 @@ class SpsRuntime:
     def __init__(self, scenario: ScenarioArg, persona: ScenarioArg | None = None) -> None:
         self.case = case_for(scenario, persona)
 
-    def initRuntimeState(self, seed: int, personaVerbosity: Verbosity | None = None) -> SPSRuntimeState:
+    def initRuntimeState(
+        self, personaVerbosity: Verbosity | str | None = None, seed: int | None = None
+    ) -> SPSRuntimeState:
+        """The spec's argument order, `(personaVerbosity, seed)`; the verbosity defaults to the
+        persona's. The seed is required: a replay needs it."""
+        if seed is None:
+            raise TypeError("initRuntimeState needs a seed (1…4294967295)")
         return init_runtime_state(personaVerbosity or self.case.persona.verbosity, seed)
 
     def applyLearnerTurn(self, state: SPSRuntimeState, learnerText: str) -> LearnerTurn:
+        """As the API does: a learner turn is a non-empty string."""
+        if not isinstance(learnerText, str):
+            raise TypeError(f"learnerText must be a string, not {type(learnerText).__name__}")
+        if not learnerText.strip():
+            raise ValueError("learnerText is empty")
         return apply_learner_turn(self.case, state, learnerText)
 
     def generatePatientResponse(self, state: SPSRuntimeState, context: LearnerTurn) -> dict[str, Any]:

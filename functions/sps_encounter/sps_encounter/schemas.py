@@ -8,6 +8,7 @@ transcript is §11's input format, and `GET /sps/encounters/{id}` returns one re
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
@@ -27,6 +28,8 @@ else:
 
 SEED_MAX = 0xFFFFFFFF
 MAX_TRANSCRIPT_TURNS = 20_000
+# Number.MAX_SAFE_INTEGER: transcripts come from TypeScript systems too.
+MAX_TURN_INDEX = 2**53 - 1
 # Validation stays well inside the function's timeout: about 1 s for this much text.
 MAX_TRANSCRIPT_CHARS = 2_000_000
 CatalogId = Annotated[
@@ -122,8 +125,12 @@ class PatientTurnOut(BaseModel):
 
 
 def _clean(value: Any) -> None:
+    """Storable as Postgres jsonb: printable text, and finite numbers (Python's JSON parser takes
+    NaN and Infinity, which JSON, and so jsonb, has not)."""
     if isinstance(value, str):
         printable(value.replace("\n", " ").replace("\t", " "))
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} is not a JSON number")
     elif isinstance(value, dict):
         for key, item in value.items():
             _clean(key)
@@ -133,15 +140,22 @@ def _clean(value: Any) -> None:
             _clean(item)
 
 
-class TranscriptTurn(_Strict):
-    turnIndex: Annotated[StrictInt, Field(ge=0)]
+class TranscriptTurn(BaseModel):
+    """A turn of §11: `{turnIndex, role, text, meta?: any}`. Transcripts come from other systems
+    too: keys a turn carries beyond these (`timestamp`, `speaker`…) are accepted and dropped, and
+    `meta` may be of any type (the validator reads it only when it is this runtime's). Turn
+    indexes are JavaScript safe integers (at most 2**53 - 1)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    turnIndex: Annotated[StrictInt, Field(ge=0, le=MAX_TURN_INDEX)]
     role: Literal["learner", "patient"]
     text: TranscriptText
-    meta: dict[str, Any] | None = None
+    meta: Any = None
 
     @field_validator("meta")
     @classmethod
-    def _storable(cls, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _storable(cls, meta: Any) -> Any:
         _clean(meta)
         return meta
 

@@ -10,6 +10,7 @@ state, so concurrent turns are serialized, each seeing the one before it. A retr
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -24,7 +25,7 @@ from persona_rails.settings import LlmSettings
 from sps_encounter import cases, phrasing, repository
 from sps_encounter.artifacts import SpsConfig, Versioned, sps_config
 from sps_encounter.engine.state import ENGINE_VERSION, SPSRuntimeState, init_runtime_state
-from sps_encounter.engine.validator import TranscriptError, validate_transcript
+from sps_encounter.engine.validator import TranscriptError, ValidationTooSlow, validate_transcript
 from sps_encounter.schemas import (
     SEED_MAX,
     Catalog,
@@ -46,6 +47,9 @@ Row = dict[str, Any]
 # Serialized turns re-plan when another turn wins the slot; beyond this many losses in a row
 # the encounter is too busy to be fair to this request.
 MAX_ATTEMPTS = 8
+# Validation stops past this (the function's timeout is 10 s): 20,000 catalog turns take ~1 s, so
+# only an inline scenario's slow patterns on long texts come near it.
+VALIDATION_BUDGET_SECONDS = 5.0
 
 
 # Views
@@ -379,9 +383,17 @@ def validate(db: Database, caller: Caller, request: ValidateRequest) -> Validati
     resolved = cases.resolve(config, request)
     transcript = [turn.model_dump(exclude_none=True) for turn in request.transcript]
     try:
-        result = validate_transcript(transcript, resolved.case)
+        deadline = time.monotonic() + VALIDATION_BUDGET_SECONDS
+        result = validate_transcript(transcript, resolved.case, deadline=deadline)
     except TranscriptError as exc:
         raise Invalid("invalid_transcript", exc.message, field=exc.path) from None
+    except ValidationTooSlow as exc:
+        raise Invalid(
+            "transcript_too_costly",
+            f"the transcript did not validate within {VALIDATION_BUDGET_SECONDS:g} s ({exc.turns_read} of "
+            f"{len(transcript)} turns read): send it in parts, or simplify the inline scenario's patterns",
+            field="transcript",
+        ) from None
     count("TranscriptValidated")
     logger.info(
         "sps transcript validated",

@@ -294,10 +294,11 @@ BAD_TRANSCRIPTS = [
     ("nul-in-meta-key", _changed(1, meta={"ki\u0000nd": "answer"}), "validation_error", "transcript[1].meta"),
     ("nul-deep-in-meta", _changed(1, meta={"layers": [{"rule": ["x\u0000"]}]}), "validation_error",
      "transcript[1].meta"),
-    ("meta-not-an-object", _changed(1, meta=["answer"]), "validation_error", "transcript[1].meta"),
+    ("nul-in-list-meta", _changed(1, meta=["answer\u0000"]), "validation_error", "transcript[1].meta"),
+    ("index-over-2**53-1", _changed(3, turnIndex=2**53), "validation_error", "transcript[3].turnIndex"),
     ("nul-in-text", _changed(1, text="About\u0000 three weeks."), "validation_error", "transcript[1].text"),
     ("text-too-long", _changed(1, text="a" * 4001), "validation_error", "transcript[1].text"),
-    ("unknown-turn-field", _changed(1, speaker="patient"), "validation_error", "transcript[1].speaker"),
+    ("index-huge", _changed(3, turnIndex=10**30), "validation_error", "transcript[3].turnIndex"),
 ]  # fmt: skip
 
 
@@ -337,6 +338,34 @@ def test_a_bad_validate_request_is_refused_naming_the_field(api, users, db, body
     # Asked to store, so a request wrongly taken would leave a row behind.
     _assert_error(api.post(VALIDATE, learner.token, {"store": True, **body}), status, code, field=field)
     assert row_counts(db, learner.id) == NOTHING
+
+
+@pytest.mark.parametrize(
+    "transcript",
+    [
+        _changed(1, meta=["answer"]),
+        _changed(1, meta="answer"),
+        _changed(1, meta=42),
+        _changed(1, meta={"slots": {"onset": "two days ago"}}),
+        _changed(1, speaker="patient", timestamp="2026-11-23T10:00:00Z"),
+        _changed(3, turnIndex=2**53 - 1),
+    ],
+    ids=[
+        "meta-list",
+        "meta-string",
+        "meta-number",
+        "meta-of-another-system",
+        "extra-turn-keys",
+        "index-2**53-1",
+    ],
+)
+def test_a_transcript_from_another_system_is_read_not_refused(api, users, transcript):
+    """§11 types meta `any`; keys a turn carries beyond §11's are ignored; a meta that is not
+    this runtime's is read as absent (no FACT_CONTRADICTION from another system's `slots`)."""
+    reply = validate(api, users.create().token, transcript)
+    assert reply.status == 200, reply.body
+    assert (reply.body["errors"], reply.body["warnings"], reply.body["info"]) == ([], [], [])
+    assert reply.body["summaryMetrics"]["totalPatientTurns"] == 2
 
 
 def test_an_empty_transcript_validates_to_nothing(api, users):
@@ -402,3 +431,34 @@ def test_an_inline_pattern_that_backtracks_catastrophically_is_refused_or_harmle
         # Its record would take as long to replay again, in every replay of all stored turns.
         with db.as_owner() as tx:
             tx.execute("DELETE FROM public.decision_records WHERE user_id = CAST(:u AS uuid)", u=learner.id)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("store", [True, False])
+def test_a_meta_holding_nan_or_infinity_is_a_422_never_a_500(api, users, db, constant, store):
+    # Python's JSON parser takes these; JSON, and so jsonb, has no such number: stored, they
+    # failed in Postgres (22P02) as a 500.
+    learner = users.create()
+    raw = (
+        f'{{"scenario_id": "chest-pain", "store": {str(store).lower()}, "transcript": '
+        f'[{{"turnIndex": 0, "role": "patient", "text": "a", "meta": {{"slots": {{"onset": {constant}}}}}}}]}}'
+    )
+    reply = api.post(VALIDATE, learner.token, raw_body=raw)
+    _assert_error(reply, 422, "validation_error", field="transcript[0].meta")
+    assert "not a JSON number" in reply.body["error"]["message"] or any(
+        "not a JSON number" in f.get("message", "") for f in reply.body["error"].get("fields", [])
+    )
+    assert row_counts(db, learner.id) == NOTHING
+
+
+def test_a_validation_over_its_time_budget_is_a_422_that_stores_nothing(api, users, db, monkeypatch):
+    # The budget guards against an inline scenario's slow patterns on long texts; a budget already
+    # spent shows the answer without timing anything.
+    from sps_encounter import service
+
+    monkeypatch.setattr(service, "VALIDATION_BUDGET_SECONDS", -1.0)
+    learner = users.create()
+    reply = validate(api, learner.token, GOOD, store=True)
+    _assert_error(reply, 422, "transcript_too_costly", field="transcript")
+    assert "send it in parts" in reply.error["message"]
+    assert row_counts(db, learner.id) == NOTHING

@@ -144,7 +144,7 @@ def test_the_hourly_housekeeping_erases_every_expired_state_and_nothing_else(api
     from persona_rails.settings import InterceptSettings
     from weekly_summary.housekeeping import run_housekeeping
 
-    learner, encounter = expired
+    _, encounter = expired
     other = users.create()  # never starts another encounter: only housekeeping erases theirs
     gone = start(api, other)["encounter_id"]
     take(api, other, gone, OPENING)

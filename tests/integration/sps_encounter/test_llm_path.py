@@ -279,7 +279,15 @@ def test_the_rng_draws_are_the_same_with_and_without_the_llm(api, users, fake_op
 
 def test_the_rng_draws_are_the_same_when_the_llms_replies_open_alike(api, users, fake_openai, monkeypatch):
     texts = (OPENING, ONSET, LOCATION, "What does the pain feel like?", "Does it go anywhere else?")
-    fake_openai.default = said("I think it is in my chest.")
+    # Every reply opens "I think": anti-echo then has the same opening to work on each turn. Each
+    # still states the fact it was asked for (a reply leaving it out is refused, and falls back).
+    fake_openai.script(
+        said("I think my chest feels heavy when I walk up hills."),
+        said("I think it is three weeks now."),
+        said("I think it is in the middle of my chest."),
+        said("I think it is a pressure, a heavy feeling."),
+        said("I think it goes down my left arm sometimes."),
+    )
     learner = users.create()
     encounter = start(api, learner)["encounter_id"]
     with_llm = [take(api, learner, encounter, text) for text in texts]

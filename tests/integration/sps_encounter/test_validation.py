@@ -42,7 +42,7 @@ FLAWED = _transcript(
     "Could you climb the stairs for me now?", "I'd rather not do that.",
     "Can you tell me your date of birth?", "Why do you need that? I gave it at the front desk.",
     "What is your date of birth?", "Didn't I already tell the receptionist?",
-    "What's your blood pressure usually?", "It's 152/94 mmHg.",
+    "How have you been sleeping?", "It's 152/94 mmHg.",
     "What medications do you take?", "Amlodipine. I'll be honest, I stopped the cholesterol tablets a while ago.",
     "Any other tablets?", "I'll be honest, I stopped the cholesterol tablets a while ago.",
     "Tell me about the pain.", "It's probably angina, um, uh.",

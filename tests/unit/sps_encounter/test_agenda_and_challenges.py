@@ -285,15 +285,40 @@ def test_without_a_reframe_on_the_next_turn_the_misunderstanding_is_dropped():
     assert not says_one_of(late.text, played.case.persona.pools.realizations)
 
 
+def _with_misunderstandings(count: int):
+    """chest-pain with `count` misunderstandings, each triggered by its own word `wordN`."""
+
+    def edit(document):
+        first = document["misunderstandings"][0]
+        document["misunderstandings"] = [
+            {**first, "id": f"misread_{n}", "triggers": [rf"\bword{n}\b"]} for n in range(count)
+        ]
+
+    return inline_case(edit)
+
+
 def test_at_most_one_misunderstanding_every_three_turns():
-    played = encounter()
-    responses = played.play(["Are you under a lot of pressure?"] * 12)
+    played = encounter(_with_misunderstandings(12))
+    responses = played.play([f"Is there any word{n} to mention?" for n in range(12)])
     misread = [position for position, r in enumerate(responses) if r.meta["kind"] == "misreading"]
-    assert misread == [0, 3, 6, 9]
+    assert misread == [0, 3, 6, 9]  # a misreading triggered on each of the 12 turns
+    assert [responses[p].meta["misunderstanding"]["id"] for p in misread] == [
+        "misread_0", "misread_3", "misread_6", "misread_9"
+    ]
     for position, response in enumerate(responses):
         if position not in misread:
             assert response.meta["misunderstanding"] is None
-            assert not says_one_of(response.text, played.case.scenario.misunderstandings[0].misreadings)
+
+
+def test_a_question_misread_once_is_never_misread_again():
+    played = encounter()
+    responses = played.play(["Are you under a lot of pressure?"] * 12)
+    misread = [position for position, r in enumerate(responses) if r.meta["kind"] == "misreading"]
+    assert misread == [0]
+    assert played.state.tracking.misread == ["pressure_as_stress"]
+    for response in responses[1:]:
+        assert response.meta["misunderstanding"] is None
+        assert not says_one_of(response.text, played.case.scenario.misunderstandings[0].misreadings)
 
 
 def test_a_guardrail_on_the_reframe_turn_refuses_and_drops_the_misunderstanding():

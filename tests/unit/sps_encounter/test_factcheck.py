@@ -97,5 +97,45 @@ def test_several_problems_are_all_reported_once_each():
         "unsupported_number:3",
         "diagnosis_or_coaching",
         "disfluency",
+        "missing_fact:onset",
         "unsupported_number:two",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "slot"),
+    [
+        # Each drops the fact it was asked for; none matches a `conflicts` pattern of the slot.
+        ("When did it start?", "It began a couple of days ago.", "onset"),
+        ("When did it start?", "Three months ago, roughly.", "onset"),
+        ("Any allergies?", "I'm not allergic to anything.", "allergies"),
+        ("Any allergies?", "None that I know of.", "allergies"),
+        ("What medications are you taking?", "Nothing at all.", "medications"),
+        ("Where is the pain?", "In my stomach, really.", "location"),
+        ("Does the pain go anywhere?", "No, it stays in my chest.", "radiation"),
+    ],
+)
+def test_a_reply_leaving_out_the_fact_it_was_asked_to_phrase_is_refused(question, reply, slot):
+    case, plan = plan_for(question)
+    assert slot in plan.answered
+    assert f"missing_fact:{slot}" in violations(case, plan, reply, question)
+
+
+@pytest.mark.parametrize(
+    ("reply", "added"),
+    [
+        ("Amlodipine, every morning, and I have diabetes.", ["diabetes"]),
+        ("Amlodipine every morning. I also have diabetes and asthma.", ["diabetes", "asthma"]),
+        ("Amlodipine, and aspirin when I remember.", ["aspirin"]),
+    ],
+)
+def test_a_reply_adding_a_condition_or_medicine_the_case_does_not_hold_is_refused(reply, added):
+    case, plan = plan_for("What medications are you taking?")
+    found = violations(case, plan, reply)
+    assert [v.split(":", 1)[1] for v in found if v.startswith("unsupported_condition:")] == added
+
+
+def test_a_condition_the_answer_itself_holds_is_no_addition():
+    case, plan = plan_for("Any medical problems?")
+    assert "medical_history" in plan.answered
+    assert not [v for v in violations(case, plan, "High blood pressure, ten years or so, and cholesterol.") if "condition" in v]

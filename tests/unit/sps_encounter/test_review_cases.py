@@ -30,6 +30,10 @@ CHALLENGE = "Can I confirm your name and date of birth?"
         "I understand, but it is hospital policy to check it again.",
         "It is just so we do not mix you up with another patient. Could you tell me?",
         "I do need to check, I'm afraid.",
+        "I understand, but I still need it.",
+        "It's for your records.",
+        "It's just routine, I have to ask.",
+        "I need it to make sure I have the right chart.",
     ],
 )
 def test_insisting_after_the_dob_challenge_is_a_clear_re_ask(insistence):
@@ -113,10 +117,36 @@ def test_case_data_the_validator_would_flag_is_refused_when_paired(target, edit,
 
 
 @pytest.mark.parametrize(
+    ("edit", "code", "field"),
+    [
+        # A scenario line no persona could say is the scenario's error, not a misfit of the pair.
+        (lambda s: s["subjective_catalog"][0]["answers"].__setitem__(0, "I am 120 mmHg."), "invalid_scenario",
+         "scenario.subjective_catalog[0].answers[0]"),
+        # A document-wide check names the element, not the whole document.
+        (lambda s: s["hidden_agenda"].append(dict(s["hidden_agenda"][0])), "invalid_scenario",
+         "scenario.hidden_agenda[2].id"),
+        (lambda s: s["misunderstandings"][0].__setitem__("intended_slot", "nope"), "invalid_scenario",
+         "scenario.misunderstandings[0].intended_slot"),
+    ],
+)
+def test_an_inline_scenario_error_has_the_scenario_code_and_names_the_element(edit, code, field):
+    document = scenario_document()
+    edit(document)
+    with pytest.raises(Invalid) as raised:
+        resolve(config(), CaseChoice(scenario=document))
+    assert (raised.value.code, raised.value.field) == (code, field)
+    assert raised.value.message.startswith(field)
+
+
+@pytest.mark.parametrize(
     ("pattern", "problem"),
     [
         ("(a|a)*b", "repeat single characters or classes only"),
         (".*.*.*.*.*=", "one unbounded repetition"),
+        # Chained repetitions of a literal backtrack polynomially too: seconds on 600 characters.
+        ("a*a*a*b", "one unbounded repetition"),
+        ("zj*j*j*j*k", "one unbounded repetition"),
+        ("a{1,500}a{1,500}b", "one unbounded repetition"),
         ("(?P<g0>zzz)", "named groups"),
         ("\\b", "asks nothing"),
     ],

@@ -7,7 +7,9 @@ hesitation gap)."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -184,6 +186,18 @@ def test_the_clamp_keeps_elaboration_at_or_below_40_percent_over_200_turns():
     result = validate_transcript(played.transcript, played.case)
     assert result["summaryMetrics"]["elaborationRate"] == round(elaborated / eligible, 4)
     assert "ELABORATION_RATE_HIGH" not in {issue["code"] for issue in result["warnings"]}
+
+
+def test_a_pool_smaller_than_its_window_never_says_the_same_phrase_twice_in_a_row():
+    # Declines (3 phrases) share a window of 3 with other short replies: once all three are in
+    # it, the choice still avoids the one said last.
+    case = catalog_case()
+    state = fresh_state(case)
+    pool = ["I'd rather not say.", "Let's leave that.", "That's private."]
+    window: list[str] = []
+    chosen = [choose_fresh(state, "decl", pool, window, "privacy_decline") for _ in range(500)]
+    assert all(a != b for a, b in itertools.pairwise(chosen))
+    assert set(chosen) == set(pool)
 
 
 @pytest.mark.parametrize("persona", [RESERVED, TALKATIVE])
@@ -480,6 +494,61 @@ def test_when_repetition_persists_a_leading_filler_is_left_trimmed():
     assert opening.text == "It started three weeks ago."
     assert opening.opener is None
     assert state.last_openers == ["so it", "well so", "it started"]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("Sometimes it hurts.", "Sometimes it hurts."),
+        ("Sorry, no idea.", "Sorry, no idea."),
+        ("Soon after lunch.", "Soon after lunch."),
+        ("Well it started three weeks ago.", "It started three weeks ago."),
+    ],
+)
+def test_a_filler_is_trimmed_only_as_a_whole_word(body, expected):
+    # The reviewer's case: every fresh opener is spent and the body starts with "So…" inside a
+    # word; the trim must not cut "Sometimes" to "Metimes".
+    case = bare_case(persona={"rates": {"opener": 0.0}, "pools": {"openers": [{"text": "Well,"}] * 4}})
+    state = fresh_state(case)
+    bigram = " ".join(body.casefold().replace(",", "").split()[:2])
+    state.last_openers[:] = [bigram, "well " + bigram.split()[0]]
+    opening = open_utterance(case, state, [], body)
+    assert opening.text == expected
+    assert opening.anti_echo == ("trimmed" if expected != body else "unresolved")
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["I don't feel feverish.", "I'd rather not do that, sorry.", "No, never.", "I couldn't say."],
+)
+def test_an_opener_that_says_yes_never_goes_before_a_negative_answer(body):
+    openers = [{"text": text, "synonyms": syn} for text, syn in (
+        ("Yes,", ["Yeah,"]), ("Okay,", ["Alright,"]), ("Sure,", []), ("Yep,", []))]
+    case = inline_case(persona={"rates": {"opener": 1.0}, "pools": {"openers": openers}})
+    for seed in range(1, 40):
+        state = fresh_state(case, seed)
+        assert open_utterance(case, state, [], body).opener is None
+        # Nor as anti-echo's substitute when the plain answer repeats.
+        state.last_openers[:] = [" ".join(body.casefold().split()[:2]).rstrip(",.")]
+        assert open_utterance(case, state, [], body).opener is None
+
+
+def test_an_opener_that_says_yes_still_goes_before_an_affirmative_answer():
+    openers = [{"text": text} for text in ("Yes,", "Okay,", "Sure,", "Yep,")]
+    case = inline_case(persona={"rates": {"opener": 1.0}, "pools": {"openers": openers}})
+    used = {open_utterance(case, fresh_state(case, seed), [], BODY).opener for seed in range(1, 20)}
+    assert used - {None}
+
+
+def test_over_many_encounters_no_answer_says_yes_and_then_no():
+    pattern = re.compile(r"^(yes|yeah|yep|okay|ok|alright|sure)\b[^.?!]*?\b(not|no|never|n't|nothing)\b", re.I)
+    for persona in ("en-anxious-talkative", "en-reserved-brief", "en-friendly-balanced"):
+        for seed in range(1, 8):
+            played = encounter(catalog_case(persona=persona), seed)
+            for text in ["Any fever?", "Take this penicillin tablet.", "Do you get short of breath?",
+                         "Any nausea?", "Can I examine your breasts?", "Have you lost weight?"] * 3:
+                answer = played.say(text).text
+                assert not pattern.search(answer), (persona, seed, text, answer)
 
 
 def test_an_echo_nothing_can_fix_is_marked_unresolved():

@@ -264,9 +264,9 @@ def _placeholders(line: str, where: str) -> set[str]:
 
 def _unique(where: str, ids: list[str]) -> None:
     seen: set[str] = set()
-    for item in ids:
+    for index, item in enumerate(ids):
         if item in seen:
-            raise ValueError(f"{where}: the id {item!r} is used twice")
+            raise ValueError(f"{where}[{index}].id: the id {item!r} is used twice")
         seen.add(item)
 
 
@@ -319,6 +319,9 @@ class Rates(_Model):
 
 
 class Quirk(_Model):
+    """A line of the persona's, told as an elaboration in any scenario it plays: so it states no
+    fact (a spouse, a job, a condition) that a scenario could contradict."""
+
     id: Id
     text: Line
     emotional: bool = False

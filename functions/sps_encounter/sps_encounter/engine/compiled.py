@@ -69,6 +69,7 @@ class CompiledLanguage:
     diagnosis_patterns = _lazy(tuple, "diagnosis_coaching")
     clarification = _lazy(gated, "clarification")
     refusal = _lazy(gated, "refusal")
+    negation = _lazy(union, "negation")
 
     @cached_property
     def _empathy(self) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
@@ -97,6 +98,15 @@ class CompiledLanguage:
     @cached_property
     def fillers(self) -> tuple[str, ...]:
         return tuple(filler.casefold() for filler in self.source.fillers)
+
+    @cached_property
+    def affirmative(self) -> re.Pattern[str] | None:
+        """An opener that says yes: one of `affirmatives` at its start, as a whole word in English."""
+        if not self.source.affirmatives:
+            return None
+        words = "|".join(re.escape(word.casefold()) for word in self.source.affirmatives)
+        boundary = "" if self.language is Language.ZH else r"(?![^\W\d_])"
+        return re.compile(rf"\W*(?:{words}){boundary}")
 
     @cached_property
     def function_words(self) -> frozenset[str]:

@@ -138,8 +138,14 @@ def apply_learner_turn(case: Case, state: SPSRuntimeState, learner_text: str) ->
         )
         tracking.agenda_pending.extend(triggered)
 
+    # A patient who misread a question once and was put right does not misread it again.
     misunderstanding = next(
-        (item_id for item_id, triggers, _ in case.misreading_triggers if triggers.search(folded)), None
+        (
+            item_id
+            for item_id, triggers, _ in case.misreading_triggers
+            if item_id not in tracking.misread and triggers.search(folded)
+        ),
+        None,
     )
     pending = tracking.misunderstanding_pending
     reframes = next((extra for item_id, _, extra in case.misreading_triggers if item_id == pending), None)

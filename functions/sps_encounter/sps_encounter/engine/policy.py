@@ -63,6 +63,20 @@ class LanguageLexicon(_Model):
     fillers: Annotated[list[Annotated[str, Field(min_length=1, max_length=12)]], Field(min_length=1)] = Field(
         description="Left-trimmed by anti-echo when a repeated opening persists ('Well,', 'So,')."
     )
+    conditions: list[Annotated[str, Field(min_length=1, max_length=30)]] = Field(
+        default_factory=list,
+        description="Conditions and medicines ('diabetes', '糖尿病'): an LLM reply naming one that the "
+        "answer's own material does not is refused, however short the addition ('…and I have diabetes').",
+    )
+    affirmatives: list[Annotated[str, Field(min_length=1, max_length=12)]] = Field(
+        default_factory=list,
+        description="Openers that say yes ('Yes,', 'Okay,', '好的，'): never put before a negative answer or "
+        "a refusal, where they would contradict it ('Yes, I don't feel feverish').",
+    )
+    negation: Patterns = Field(
+        description="What makes an answer negative (not, never, n't; 不, 没): an affirmative opener "
+        "does not go before it."
+    )
 
 
 class Lexicon(_Model):

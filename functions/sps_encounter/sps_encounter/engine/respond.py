@@ -206,6 +206,7 @@ def _misreading(case: Case, state: SPSRuntimeState, learner: LearnerTurn, item_i
     item = next(m for m in case.scenario.misunderstandings if m.id == item_id)
     line = choose(state, "other", item.misreadings, "misreading")
     state.tracking.misunderstanding_pending = item.id
+    state.tracking.misread.append(item.id)
     state.tracking.turns_since_misunderstanding = 0
     return Plan(
         learner,

@@ -48,6 +48,7 @@ class Tracking:
     elaborated_turns: int = 0
     turns_since_misunderstanding: int = 3  # patient turns; a first misreading is allowed
     misunderstanding_pending: str | None = None
+    misread: list[str] = field(default_factory=list)  # items misread once: never again, resolved or not
     dob_challenge_pending: bool = False
     agenda_pending: list[str] = field(default_factory=list)  # triggered, told with the next answer
     last_refusal: str | None = None
@@ -63,6 +64,7 @@ class Tracking:
             "elaboratedTurns": self.elaborated_turns,
             "turnsSinceMisunderstanding": self.turns_since_misunderstanding,
             "misunderstandingPending": self.misunderstanding_pending,
+            "misread": list(self.misread),
             "dobChallengePending": self.dob_challenge_pending,
             "agendaPending": list(self.agenda_pending),
             "lastRefusal": self.last_refusal,
@@ -79,6 +81,7 @@ class Tracking:
             elaborated_turns=data["elaboratedTurns"],
             turns_since_misunderstanding=data["turnsSinceMisunderstanding"],
             misunderstanding_pending=data["misunderstandingPending"],
+            misread=list(data.get("misread", [])),
             dob_challenge_pending=data["dobChallengePending"],
             agenda_pending=list(data["agendaPending"]),
             last_refusal=data["lastRefusal"],
@@ -139,14 +142,20 @@ class SPSRuntimeState:
         )
 
 
-def init_runtime_state(persona_verbosity: Verbosity, seed: int) -> SPSRuntimeState:
-    """The reference's `initRuntimeState`; a seed that is 0 as `seed >>> 0` raises `ZeroSeed`."""
+def init_runtime_state(persona_verbosity: Verbosity | str, seed: int) -> SPSRuntimeState:
+    """The reference's `initRuntimeState`; a seed that is 0 as `seed >>> 0` raises `ZeroSeed`, a
+    verbosity other than brief, balanced or talkative a ValueError (not a KeyError turns later)."""
+    if persona_verbosity not in tuple(Verbosity):
+        choices = ", ".join(Verbosity)
+        raise ValueError(f"personaVerbosity must be one of {choices}, not {persona_verbosity!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an integer, not {type(seed).__name__}")
     rng_seed = to_uint32(seed)
     if rng_seed == 0:
         raise ZeroSeed()
     return SPSRuntimeState(
         rapport=Rapport.GUARDED,
-        persona_verbosity=persona_verbosity,
+        persona_verbosity=Verbosity(persona_verbosity),
         last_clarifications=[],
         last_boundaries=[],
         last_openers=[],

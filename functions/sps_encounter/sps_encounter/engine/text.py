@@ -30,8 +30,63 @@ def named_union(named: Iterable[tuple[str, str]]) -> tuple[re.Pattern[str] | Non
     return (re.compile("|".join(parts), FLAGS) if parts else None), tuple(names)
 
 
+# A full stop that ends no sentence: after a title ("Dr. Smith") or a Latin abbreviation ("e.g.");
+# "etc." and "approx." end one only before a capital. A dot inside a word or a number ("5.5",
+# "e.g", "nhs.uk") is never a break: the break needs no letter or digit right after it.
+_TITLES = r"dr|mr|mrs|ms|mx|prof|st|sr|jr|rev|hon|fr|sgt|capt|col|gen|vs|cf|viz|e\.g|i\.e|incl|esp|ca"
+_TRAILING_ABBREVIATION = re.compile(
+    rf"(?<![^\W\d_])(?:(?P<title>{_TITLES})|etc|approx|mins?|hrs?|a\.m|p\.m)$", re.I
+)
+_CAPITAL = re.compile(r"\s*[\"'(\[]?[A-Z]")
+
+
+def _breaks(text: str) -> list[tuple[int, int]]:
+    """The spans of the sentence breaks of `text`."""
+    found: list[tuple[int, int]] = []
+    for mark in _SENTENCE_BREAK.finditer(text):
+        start, end = mark.span()
+        if mark.group() == ".":
+            if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+                continue  # 5.5, e.g, nhs.uk
+            abbreviation = _TRAILING_ABBREVIATION.search(text, max(0, start - 8), start)
+            if abbreviation is not None and (
+                abbreviation.group("title") or (end < len(text) and not _CAPITAL.match(text, end))
+            ):
+                continue
+        found.append((start, end))
+    return found
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text` (with a letter or digit in it), its break excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for stop, after in (*_breaks(text), (len(text), len(text))):
+        if _CHARACTER.search(text, start, stop):
+            spans.append((start, stop))
+        start = after
+    return spans
+
+
+def _suspect_dot(text: str) -> bool:
+    """Whether a dot of `text` may not end a sentence: inside a word or a number, or after an
+    abbreviation."""
+    at = text.find(".")
+    while at != -1:
+        after = at + 1
+        if after < len(text) and (text[after].isalnum() or text[after] == "_"):
+            return True
+        if _TRAILING_ABBREVIATION.search(text, max(0, at - 8), at):
+            return True
+        at = text.find(".", after)
+    return False
+
+
 def sentence_count(text: str) -> int:
-    return sum(1 for part in _SENTENCE_BREAK.split(text) if _CHARACTER.search(part))
+    """Sentences, split at . ! ? 。！？ and …, but not at the dot of a decimal or an abbreviation."""
+    if not _suspect_dot(text):
+        return sum(1 for part in _SENTENCE_BREAK.split(text) if _CHARACTER.search(part))
+    return len(sentence_spans(text))
 
 
 def opening_tokens(folded: str, language: Language) -> list[str]:

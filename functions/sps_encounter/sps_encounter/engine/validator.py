@@ -1,17 +1,19 @@
 """`validateTranscript` (spec §10–12): QA issues and metrics for any transcript.
 
-The input is §11's: turns `{turnIndex, role: 'learner'|'patient', text, meta?}` with the
+The input is §11's: turns `{turnIndex, role: 'learner'|'patient', text, meta?: any}` with the
 scenario and persona they were played with. A transcript from this runtime carries `meta`, and
 the validator reads what it records (elaboration, clarification, refusal, agenda reveals, DOB
-challenge, facts stated); a transcript from elsewhere has none, and the same rules run on the
-text against the case's stored phrases and patterns. Issue codes and severities:
+challenge, facts stated). Meta that is not recognisably this runtime's (`runtime_meta`: a
+string, a list, another system's object) is read as absent: a transcript from elsewhere gets the
+same rules on the text, against the case's stored phrases (whitespace and trailing punctuation
+aside) and patterns. Keys a turn carries beyond §11's are ignored. Issue codes and severities:
 
 | code | severity | rule |
 |---|---|---|
-| NUMERIC_LEAKAGE | ERROR | a measured number (with a unit, or an objective value), nothing measured |
+| NUMERIC_LEAKAGE | ERROR | a measured number (a vital sign, a unit, an objective value), nothing measured |
 | AGENDA_REVEALED_TWICE | ERROR | a hidden agenda item revealed again |
 | CLARIFICATION_REPEATED | ERROR | a clarification phrase used in the last 3 clarifications |
-| DIAGNOSIS_OR_COACHING | ERROR | diagnosis or coaching lexicon, or the case's diagnosis terms |
+| DIAGNOSIS_OR_COACHING | ERROR | diagnosis or coaching lexicon or case terms, in the patient's own words |
 | DOB_CHALLENGE_REPEATED | ERROR | more than one DOB challenge |
 | FACT_CONTRADICTION | ERROR | a slot stated with another value, or a wording contradicting a fact |
 | OPENER_ECHO | WARN | the same opening bigram as the previous patient turn |
@@ -24,18 +26,204 @@ text against the case's stored phrases and patterns. Issue codes and severities:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+from sps_encounter.engine.case import Language
 from sps_encounter.engine.compiled import Case
+from sps_encounter.engine.gates import Gated
 from sps_encounter.engine.learner import guardrails_hit, question_type
+from sps_encounter.engine.lint import _said as said_lines
+from sps_encounter.engine.respond import Kind
 from sps_encounter.engine.state import QuestionType
-from sps_encounter.engine.text import numbers, opening_bigram, sentence_count
+from sps_encounter.engine.text import opening_tokens, sentence_count, sentence_spans
 
 ROLES = ("learner", "patient")
 MAX_ISSUES = 1000
+# Transcripts come from TypeScript systems too: a turn index must be a safe JavaScript integer.
+MAX_TURN_INDEX = 2**53 - 1
 ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
+RUNTIME_KINDS = frozenset(kind.value for kind in Kind)
+# Ignored at the end of a stored phrase, and around a matched clause.
+_EDGE = " .!?。！？…,，;；:：~～\"'”’)）"
+_CLAUSE_BREAK = re.compile(r"[.!?。！？…,，;；:：\n]")
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
+_DIGIT = re.compile(r"\d")
+
+# Validator-only readings of the text, per language (the lexicon's model has no place for
+# validator-only lists; they live here, next to the rules that use them). Matched on folded text.
+_TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
+    Language.EN: {
+        # A learner asking for a reading the patient knows counts as asking for a measurement.
+        "reading_request": (
+            r"\b(what(?:'s| is| was| are| were)|how(?:'s| is| was| are| were)|do you (know|remember|have)"
+            r"|have you (got|checked|measured|taken)|did you (check|measure|take|get)|any idea)\b[^.?!]*?"
+            r"\b(your|the|a) ((usual|normal|last|latest|recent|home|own|typical|average|most recent|previous"
+            r"|current) )*(blood pressure|bp|pulse|heart ?rate|temperature|temp|(blood )?sugars?|glucose"
+            r"|weight|readings?|numbers|sats|saturations?|oxygen( levels?)?|cholesterol|results?|monitor"
+            r"|machine|cuff|meter|thermometer|scales?)\b",
+            r"\b(your|the) (home |own |blood pressure |bp |sugar |glucose )(monitor|machine|cuff|meter"
+            r"|readings?|diary)\b",
+            r"\bwhat (did|does|do) (the |your )?(nurse|gp|doctor|pharmacist|hospital|chemist|they|it)\b"
+            r"[^.?!]*"
+            r"\b(blood pressure|bp|pulse|heart rate|sugar|glucose|weight|temperature|reading|numbers?)\b",
+        ),
+        # A vital sign or lab value said by the patient: a measurement even when told as history.
+        # `n` is the number; one followed by a unit of time or count is no reading ("pulse for 2 hours").
+        "vital_reading": (
+            r"(?<![\d.])(?P<n>[4-9]\d|[12]\d\d)\s*(?:/|\bover\b)\s*(?:[2-9]\d|1\d\d)(?!\d|\.\d|%|\s*chance)",
+            r"\b(?:blood pressure|bp|pulse|heart ?rate|temp(?:erature)?|sats|saturations?|oxygen(?: levels?)?"
+            r"|o2|(?:blood )?sugars?|glucose|cholesterol|hba1c|inr|potassium|sodium|ha?emoglobin|troponin"
+            r"|crp|respiratory rate|breathing rate|resps)\b[^.?!\d]{0,24}?(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
+        ),
+        # Right after a bare number: a unit of time, age or count, so not a vital sign.
+        "count_unit": (
+            r"(?:\s*(?:-|–|to|or|and)\s*\d+(?:\.\d+)?)?\s*-?\s*(?:\+|odd|plus|or so|ish)?\s*"
+            r"(?:hours?|hrs?|days?|nights?|weeks?|wks?|months?|years?|yrs?|decades?|minutes?|mins?|seconds?"
+            r"|secs?|times?|(?:years? )?old|y/?o|o'?clock|a\.?m|p\.?m|th|st|nd|rd|s|people|kids|children"
+            r"|grandchildren|cigarettes|cigs|fags|pills|tablets|floors|steps|stairs|flights|miles|kilometres"
+            r"|kilometers|km|metres|meters|yards|feet|ft|blocks|packs?|units|drinks|pints|glasses|cups"
+            r"|bottles|cans|pages|laps|goes|attempts|episodes|attacks)(?![^\W\d_])",
+            r"\s*,?\s*(?:when|before|after) (?:he|she|they|i|we) (?:died|passed|retired)",
+        ),
+        # Right before a bare number: someone's age ("he was 88", "died at 88").
+        "age_before": (
+            r"\b(?:he|she|they|dad|father|mum|mom|mother|brother|sister|wife|husband|partner|grandad|granddad"
+            r"|grandpa|grandma|granny|nan|nana|gran|aunt|auntie|uncle|son|daughter|friend|neighbou?r)"
+            r"(?:'s| was| is| were| turned| turns| died at| died aged| passed away at| passed at| lived to"
+            r"| made it to)\s+(?:only |just |about |around |nearly |almost |over |barely )?$",
+            r"\b(?:aged?|age of|died at|passed away at|lived to|when (?:i|he|she|they|we) (?:was|were))\s+"
+            r"(?:only |just |about |around |nearly |almost )?$",
+        ),
+        # Around a number with a unit: a change the patient reports ("lost 5 kilos", "90 percent better").
+        "history_before": (
+            r"\b(?:lost|lose|losing|gained|gain|gaining|put on|putting on|dropped|shed|shifted|down|up"
+            r"|an? (?:extra|further))\b(?:\s+(?:about|around|nearly|almost|over|maybe|like|roughly|a good"
+            r"|at least|another|an extra|a further|probably|easily))*\s*$",
+        ),
+        "history_after": (
+            r"\s*(?:better|worse|improved|back to normal|of the time|lighter|heavier|off|down|up|more|less"
+            r"|since|over the (?:last|past)|in (?:a|the last|the past|two|three|a few)|this year)\b",
+        ),
+        # Before a diagnosis term in the same sentence: someone else's words, or the patient's fear.
+        "reported": (
+            r"\b(?:gp|doctors?|doc|dr|nurse|consultant|cardiologist|specialist|paramedics?|pharmacist|physio"
+            r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|friend|internet"
+            r"|google)\b[^.?!]{0,60}?\b(?:said|says|told me|tells me|thinks|thought|reckoned|reckons"
+            r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
+            r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
+            r"\b(?:read|heard|looked up) (?:online|that|about)\b",
+        ),
+        "fear": (
+            r"\b(?:i'?m|i am|i was|i'?ve been|i get|i got|getting|i feel)\s+(?:really |so |a bit |quite "
+            r"|just |very |a little |terribly |absolutely )?(?:scared|afraid|frightened|worried|terrified"
+            r"|anxious|panicking|panicked|nervous|petrified|concerned)\b",
+            r"\bi (?:fear|worry|dread|keep worrying|keep thinking|panic(?:ked)?|hope it'?s not"
+            r"|hope it isn'?t)\b",
+            r"\b(?:worried|scared|afraid|frightened|terrified) (?:it'?s|it is|it might|it could|that|of"
+            r"|about)\b",
+            r"\bwhat if\b|\bmy (?:worst )?fear\b",
+        ),
+        "second_person": (r"\byou\b",),
+    },
+    Language.ZH: {
+        "reading_request": (
+            r"(平时|平常|最近|上次|在家|家里|自己|以前)[^。？！?]{0,6}(血压|心率|血糖|体温|体重|血氧)",
+            r"(血压|心率|脉搏|心跳|血糖|体温|体重|血氧)[^。？！?]{0,4}(多少|几|怎么样|高不高|正常吗)",
+            r"(血压计|体温计|血糖仪|体重秤)",
+        ),
+        "vital_reading": (
+            r"(?<![\d.])(?P<n>[4-9]\d|[12]\d\d)\s*/\s*(?:[2-9]\d|1\d\d)(?!\d|\.\d|%)",
+            r"(?:血压|心率|脉搏|心跳|体温|烧到|血氧|饱和度|呼吸|血糖|胆固醇|白细胞|血红蛋白)[^。！？\d]{0,6}"
+            r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
+        ),
+        "count_unit": (
+            r"\s*(?:(?:-|~|～|到|至)\s*\d+(?:\.\d+)?)?\s*(?:多|来|几)?\s*个?\s*多?(?:小时|钟头|钟|天|日|晚|年|岁"
+            r"|周岁|次|回|遍|趟|个|周|星期|礼拜|月|分钟|秒|块|元|层|楼|片|粒|颗|口|杯|瓶|包|支|根|人|号|点|后)",
+        ),
+        "age_before": (
+            r"(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|爸|妈|父亲|母亲|哥|姐|弟|妹|老公|丈夫|妻子|儿子|女儿|他|她)"
+            r"[^。！？\d]{0,8}$",
+            r"(?:享年|活到|年纪|年龄|岁数)[^。！？\d]{0,2}$",
+        ),
+        "history_before": (
+            r"(?:瘦了|胖了|掉了|长了|重了|轻了|减了|增了|涨了|降了|少了|多了|减掉了?|好了|好转了|恢复了)"
+            r"(?:大概|差不多|将近|快|有|足足|起码|至少|了)*\s*$",
+        ),
+        "history_after": (r"\s*(?:左右|上下|多)?\s*(?:的时间|的时候)",),
+        "reported": (
+            r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|朋友|网上)[^。！？]{0,12}?"
+            r"(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
+            r"被诊断|诊断(?:出|为)|确诊",
+        ),
+        "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
+        "second_person": (r"你|您",),
+    },
+}
+
+
+@dataclass(frozen=True)
+class _Rules:
+    reading_request: Gated
+    vital_reading: re.Pattern[str]
+    count_unit: re.Pattern[str]
+    age_before: re.Pattern[str]
+    history_before: re.Pattern[str]
+    history_after: re.Pattern[str]
+    reported: re.Pattern[str]
+    fear: re.Pattern[str]
+    second_person: re.Pattern[str]
+
+
+def _any(patterns: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), re.IGNORECASE)
+
+
+@cache
+def _rules(language: Language) -> _Rules:
+    lists = _TEXT_RULES[language]
+    return _Rules(
+        reading_request=Gated.of(("reading", p) for p in lists["reading_request"]),
+        # Each alternative names its number `n`: duplicate group names need alternation branches.
+        vital_reading=_vital(lists["vital_reading"]),
+        count_unit=_any(lists["count_unit"]),
+        age_before=_any(lists["age_before"]),
+        history_before=_any(lists["history_before"]),
+        history_after=_any(lists["history_after"]),
+        reported=_any(lists["reported"]),
+        fear=_any(lists["fear"]),
+        second_person=_any(lists["second_person"]),
+    )
+
+
+def _vital(patterns: Sequence[str]) -> re.Pattern[str]:
+    # Python allows a group name once: number them (n0, n1…), and read whichever matched.
+    return re.compile(
+        "|".join(f"(?:{p.replace('(?P<n>', f'(?P<n{i}>')})" for i, p in enumerate(patterns)), re.IGNORECASE
+    )
+
+
+def _number_end(match: re.Match[str]) -> int:
+    for name, value in match.groupdict().items():
+        if name.startswith("n") and value is not None:
+            return match.end(name)
+    return match.end()
+
+
+@cache
+def _disfluency(language: Language, tokens: tuple[str, ...]) -> re.Pattern[str]:
+    """The lexicon's tokens, each letter lengthened at will ("ummm", "uhhh", "errr", "嗯嗯")."""
+    stretched = "|".join(
+        "".join(f"{re.escape(char)}+" for char in token.casefold())
+        for token in sorted(tokens, key=len, reverse=True)
+    )
+    if language is Language.ZH:
+        return re.compile(f"(?:{stretched})")
+    return re.compile(rf"(?<![^\W_])(?:{stretched})(?![^\W_])", re.IGNORECASE)
 
 
 class TranscriptError(ValueError):
@@ -48,7 +236,10 @@ class TranscriptError(ValueError):
 
 
 def check_shape(transcript: Sequence[Mapping[str, Any]]) -> None:
-    """Roles are 'learner' or 'patient', turn indexes are integers that strictly increase."""
+    """An array of turns; roles are 'learner' or 'patient', turn indexes are integers (at most
+    2**53 − 1) that strictly increase. Other keys of a turn, and `meta` of any type, are allowed."""
+    if not isinstance(transcript, Sequence) or isinstance(transcript, str | bytes | bytearray):
+        raise TranscriptError("transcript", f"must be an array of turns, not {type(transcript).__name__}")
     previous: int | None = None
     for position, turn in enumerate(transcript):
         if type(turn) is not dict and not isinstance(turn, Mapping):
@@ -59,18 +250,35 @@ def check_shape(transcript: Sequence[Mapping[str, Any]]) -> None:
                 f"transcript[{position}].role", f"must be 'learner' or 'patient', not {role!r}"
             )
         index = turn.get("turnIndex")
-        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-            raise TranscriptError(f"transcript[{position}].turnIndex", "must be a non-negative integer")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= MAX_TURN_INDEX:
+            raise TranscriptError(
+                f"transcript[{position}].turnIndex",
+                f"must be a non-negative integer no greater than {MAX_TURN_INDEX} (2**53 - 1)",
+            )
         if previous is not None and index <= previous:
             raise TranscriptError(
                 f"transcript[{position}].turnIndex", f"must increase: {index} follows {previous}"
             )
         if not isinstance(turn.get("text"), str):
             raise TranscriptError(f"transcript[{position}].text", "must be a string")
-        meta = turn.get("meta")
-        if meta is not None and not isinstance(meta, Mapping):
-            raise TranscriptError(f"transcript[{position}].meta", "must be an object when present")
         previous = index
+
+
+def runtime_meta(meta: Any) -> Mapping[str, Any] | None:
+    """`meta` when it is recognisably this runtime's, else None (the text rules apply).
+
+    §11 types meta as `any`: another system's may be a string, a list, or an object whose keys
+    mean something else. This runtime's meta always records the turn's `kind` (one of its own),
+    its RNG draws (`rng`, a list) and the precedence layers applied (`layers`, a list); meta
+    without all three is not read at all."""
+    if not isinstance(meta, Mapping):
+        return None
+    kind = meta.get("kind")
+    if not isinstance(kind, str) or kind not in RUNTIME_KINDS:
+        return None
+    if not isinstance(meta.get("rng"), list) or not isinstance(meta.get("layers"), list):
+        return None
+    return meta
 
 
 def _issue(severity: str, code: str, turn_index: int, message: str, details: Any = None) -> dict[str, Any]:
@@ -80,6 +288,11 @@ def _issue(severity: str, code: str, turn_index: int, message: str, details: Any
     return issue
 
 
+def _normal(folded: str) -> str:
+    """Whitespace runs as one space, none at the ends."""
+    return " ".join(folded.split())
+
+
 @dataclass(slots=True)
 class _Patient:
     """One patient turn, read once."""
@@ -87,6 +300,7 @@ class _Patient:
     index: int
     text: str
     folded: str
+    normal: str
     meta: Mapping[str, Any] | None
     sentences: int
 
@@ -103,21 +317,70 @@ def _recorded(meta: Mapping[str, Any] | None, key: str) -> bool:
     return meta is not None and key in meta
 
 
-def _first_phrase(folded: str, phrases: tuple[str, ...]) -> str | None:
+def _first_phrase(normal: str, phrases: tuple[str, ...]) -> str | None:
     for phrase in phrases:
-        if phrase in folded:
+        if phrase in normal:
             return phrase
     return None
+
+
+def _clause(normal: str, match: re.Match[str]) -> str:
+    """The clause holding `match` (between , ; : and sentence breaks), its edges trimmed."""
+    start = match.start()
+    end = start + len(match.group().rstrip(_EDGE)) or match.end()
+    before = [found.end() for found in _CLAUSE_BREAK.finditer(normal, 0, start)]
+    after = _CLAUSE_BREAK.search(normal, end)
+    clause = normal[before[-1] if before else 0 : after.start() if after else len(normal)]
+    return clause.strip(_EDGE) or match.group().strip(_EDGE)
+
+
+@dataclass(frozen=True)
+class _Phrases:
+    """The case's stored phrases, folded and normalised: whitespace collapsed, no trailing
+    punctuation, so that a transcript typed by hand still matches them."""
+
+    clarifications: tuple[str, ...]
+    refusals: tuple[str, ...]
+    dob_lines: tuple[str, ...]
+    agenda_variants: tuple[tuple[str, str], ...]
+    elaborations: tuple[str, ...]
+    realizations: tuple[str, ...]
+
+    @classmethod
+    def of(cls, case: Case) -> _Phrases:
+        fold = case.lexicon.fold
+        stored = lambda texts: tuple(p for p in (_normal(fold(t)).rstrip(_EDGE) for t in texts) if p)  # noqa: E731
+        pools = case.persona.pools
+        dob = case.scenario.dob_challenge
+        return cls(
+            clarifications=stored(pools.clarifications),
+            # Boundaries and privacy declines alike: the patient declining what was asked.
+            refusals=stored((*pools.boundaries, *pools.declines)),
+            dob_lines=stored(dob.lines) if dob else (),
+            agenda_variants=tuple(
+                (item.id, phrase) for item in case.scenario.hidden_agenda for phrase in stored(item.variants)
+            ),
+            elaborations=stored(
+                (
+                    *(e.text for slot in case.scenario.subjective_catalog for e in slot.elaborations),
+                    *(quirk.text for quirk in case.persona.quirks),
+                )
+            ),
+            realizations=stored(pools.realizations),
+        )
 
 
 @dataclass(slots=True)
 class _Run:
     case: Case
+    phrases: _Phrases
+    rules: _Rules
+    disfluency_pattern: re.Pattern[str]
     errors: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     info: list[dict[str, Any]] = field(default_factory=list)
-    # What the previous learner turn asked.
-    measuring: bool = False
+    # What the previous learner turn asked (folded), and its kind of question.
+    asked: str | None = None
     question: QuestionType | None = None
     # Across the transcript.
     revealed: set[str] = field(default_factory=set)
@@ -127,6 +390,7 @@ class _Run:
     dob_challenges: int = 0
     stated: dict[str, Any] = field(default_factory=dict)
     last_patient_index: int = 0
+    said: tuple[str, ...] | None = None
     # Metrics.
     patient_turns: int = 0
     sentences: int = 0
@@ -142,6 +406,16 @@ class _Run:
     first_vague_over_limit: int | None = None
 
     counts: dict[str, int] = field(default_factory=lambda: {"errors": 0, "warnings": 0, "info": 0})
+
+    @classmethod
+    def of(cls, case: Case) -> _Run:
+        language = case.language
+        return cls(
+            case,
+            _Phrases.of(case),
+            _rules(language),
+            _disfluency(language, tuple(case.lexicon.source.disfluency_tokens)),
+        )
 
     def _add(self, bucket: str, issue: dict[str, Any]) -> None:
         # Every issue is counted; the lists keep the first MAX_ISSUES of each severity, so a
@@ -164,7 +438,8 @@ class _Run:
 
     def learner(self, index: int, folded: str) -> None:
         lexicon = self.case.lexicon
-        self.measuring = bool(lexicon.measurement.search(folded))
+        # Whether it asked for a measurement is read only when the answer holds a number.
+        self.asked = folded
         self.question = question_type(self.case, folded)
         if lexicon.vague.search(folded):
             self.vague_prompts += 1
@@ -190,20 +465,66 @@ class _Run:
         self.disfluency(turn)
         self.narrative_length(turn)
         self.elaboration(turn)
-        self.measuring, self.question = False, None
+        self.asked, self.question = None, None
+
+    def _measuring(self) -> bool:
+        """The learner turn before measured or examined, or asked for a reading the patient
+        knows ("What's your usual blood pressure?", "What did your home monitor say?")."""
+        asked = self.asked
+        return asked is not None and bool(
+            self.case.lexicon.measurement.search(asked) or self.rules.reading_request.search(asked)
+        )
 
     def numeric_leakage(self, turn: _Patient) -> None:
-        if self.measuring:
+        if not _DIGIT.search(turn.normal) or self._measuring():
             return
-        leaked = self.case.lexicon.measured_number.search(turn.folded)
-        objective = [n for n in numbers(turn.text) if n in self.case.objective_numbers]
-        if leaked or objective:
+        leaked = self._leaked_numbers(turn.normal)
+        if leaked:
             self.error(
                 "NUMERIC_LEAKAGE",
                 turn.index,
                 "a measured value was said without the learner measuring anything",
-                {"values": [leaked.group(0)] if leaked else objective},
+                {"values": leaked},
             )
+
+    def _leaked_numbers(self, normal: str) -> list[str]:
+        """What reads as a measurement: a vital sign or lab value with its number ("blood pressure
+        160/95", "心率88", "152 over 94"); a number with a unit of measurement, unless it tells a
+        change ("lost 5 kilos", "90 percent better"); a bare number equal to an objective value,
+        unless a unit of time or count follows ("20个小时", "98岁") or it is someone's age."""
+        rules = self.rules
+        leaked: list[tuple[int, int]] = []
+        told: list[tuple[int, int]] = []
+        for match in rules.vital_reading.finditer(normal):
+            told.append(match.span())
+            if not rules.count_unit.match(normal, _number_end(match)):
+                leaked.append(match.span())
+        for match in self.case.lexicon.measured_number.finditer(normal):
+            told.append(match.span())
+            start, end = match.span()
+            if rules.history_before.search(normal, max(0, start - 40), start) or rules.history_after.match(
+                normal, end
+            ):
+                continue
+            leaked.append(match.span())
+        for match in _NUMBER.finditer(normal):
+            if match.group() not in self.case.objective_numbers:
+                continue
+            start, end = match.span()
+            if any(a <= start < b for a, b in told):
+                continue
+            if rules.count_unit.match(normal, end) or rules.age_before.search(
+                normal, max(0, start - 60), start
+            ):
+                continue
+            leaked.append(match.span())
+        # One value per reading: "blood pressure 152/94" and "152/94 mmHg" overlap, so the
+        # longer stands for both.
+        kept: list[tuple[int, int]] = []
+        for start, end in sorted(set(leaked), key=lambda span: span[0] - span[1]):
+            if all(end <= a or start >= b for a, b in kept):
+                kept.append((start, end))
+        return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
 
     def agenda(self, turn: _Patient) -> None:
         told = _meta_value(turn.meta, "agendaRevealed", list)
@@ -211,7 +532,9 @@ class _Run:
             told = [item for item in told if isinstance(item, str)]
         else:
             told = list(
-                dict.fromkeys(item for item, variant in self.case.agenda_variants if variant in turn.folded)
+                dict.fromkeys(
+                    item for item, variant in self.phrases.agenda_variants if variant in turn.normal
+                )
             )
         for item in told:
             if item in self.revealed:
@@ -224,15 +547,24 @@ class _Run:
             self.revealed.add(item)
         self.agenda_reveals += len(told)
 
+    def _recorded_phrase(self, value: str) -> str:
+        return _normal(self.case.lexicon.fold(value)).rstrip(_EDGE)
+
+    def _said_phrase(self, turn: _Patient, stored: tuple[str, ...], lexicon: Gated) -> str | None:
+        """The stored phrase the turn says, else the clause a lexicon pattern matched, else None."""
+        phrase = _first_phrase(turn.normal, stored)
+        if phrase is None:
+            found = lexicon.search(turn.normal)
+            if found is not None:
+                phrase = _clause(turn.normal, found)
+        return phrase
+
     def clarification(self, turn: _Patient) -> None:
-        fold = self.case.lexicon.fold
         phrase = _meta_value(turn.meta, "clarification", str)
         if phrase is not None:
-            phrase = fold(phrase)
+            phrase = self._recorded_phrase(phrase)
         elif not _recorded(turn.meta, "clarification"):
-            phrase = _first_phrase(turn.folded, self.case.clarification_phrases)
-            if phrase is None and self.case.lexicon.clarification.search(turn.folded):
-                phrase = turn.folded
+            phrase = self._said_phrase(turn, self.phrases.clarifications, self.case.lexicon.clarification)
         if phrase is None:
             return
         self.clarifications += 1
@@ -242,28 +574,70 @@ class _Run:
                 "CLARIFICATION_REPEATED",
                 turn.index,
                 "this clarification was used in the last 3 clarifications",
+                {"phrase": phrase},
             )
         self.recent_clarifications.append(phrase)
         del self.recent_clarifications[:-3]
 
     def diagnosis(self, turn: _Patient) -> None:
-        found = self.case.diagnosis.first(turn.folded)
-        if found:
-            self.error(
-                "DIAGNOSIS_OR_COACHING",
-                turn.index,
-                "the patient diagnosed or coached",
-                {"match": found[1].group(0)},
-            )
+        for _, first in self.case.diagnosis.matches(turn.normal):
+            for match in first.re.finditer(turn.normal, first.start()):
+                if not self._excused(turn.normal, match):
+                    self.error(
+                        "DIAGNOSIS_OR_COACHING",
+                        turn.index,
+                        "the patient diagnosed or coached",
+                        {"match": match.group(0)},
+                    )
+                    return
+
+    def _excused(self, normal: str, match: re.Match[str]) -> bool:
+        """A diagnosis or coaching match that is not the patient's own: inside one of the case's
+        stored lines; in a question the patient asks the learner ("can you prescribe…?"); after
+        someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…")."""
+        start, end = match.span()
+        for line in self._said():
+            at = normal.find(line)
+            while at != -1:
+                if at <= start and end <= at + len(line):
+                    return True
+                at = normal.find(line, at + 1)
+        sentence_start, sentence_end = next(
+            ((a, b) for a, b in sentence_spans(normal) if a <= start < b), (0, len(normal))
+        )
+        rules = self.rules
+        lead = normal[sentence_start:start]
+        if rules.reported.search(lead) or rules.fear.search(lead):
+            return True
+        closing = normal[sentence_end : sentence_end + 3]
+        asked = (
+            "?" in closing
+            or "？" in closing
+            or normal[sentence_start:sentence_end].rstrip().endswith(("吗", "呢"))
+        )
+        return asked and bool(rules.second_person.search(match.group()))
+
+    def _said(self) -> tuple[str, ...]:
+        if self.said is None:
+            fold = self.case.lexicon.fold
+            lines = (_normal(fold(line)).rstrip(_EDGE) for _, line, _ in said_lines(self.case))
+            self.said = tuple(dict.fromkeys(line for line in lines if line))
+        return self.said
 
     def dob_challenge(self, turn: _Patient) -> None:
+        phrase = _first_phrase(turn.normal, self.phrases.dob_lines)
         challenge = _meta_value(turn.meta, "dobChallenge", bool)
         if challenge is None:
-            challenge = _first_phrase(turn.folded, self.case.dob_lines) is not None
+            challenge = phrase is not None
         if challenge:
             self.dob_challenges += 1
             if self.dob_challenges > 1:
-                self.error("DOB_CHALLENGE_REPEATED", turn.index, "the DOB challenge was used more than once")
+                self.error(
+                    "DOB_CHALLENGE_REPEATED",
+                    turn.index,
+                    "the DOB challenge was used more than once",
+                    {"phrase": phrase or turn.normal.rstrip(_EDGE)},
+                )
 
     def contradictions(self, turn: _Patient) -> None:
         for slot, value in (_meta_value(turn.meta, "slots", Mapping) or {}).items():
@@ -290,7 +664,9 @@ class _Run:
             )
 
     def opener_echo(self, turn: _Patient) -> None:
-        bigram = opening_bigram(turn.folded, self.case.language)
+        # A one-word utterance ("Yes.") has no bigram: two in a row are no echo.
+        tokens = opening_tokens(turn.folded, self.case.language)
+        bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
         if bigram and bigram == self.previous_bigram:
             self.opener_repeats += 1
             self.warn(
@@ -299,21 +675,34 @@ class _Run:
         self.previous_bigram = bigram
 
     def refusal(self, turn: _Patient) -> None:
-        phrase = _meta_value(turn.meta, "refusal", str)
-        if phrase is not None:
-            phrase = self.case.lexicon.fold(phrase)
-        elif not _recorded(turn.meta, "refusal"):
-            phrase = _first_phrase(turn.folded, self.case.boundary_phrases)
-            if phrase is None and self.case.lexicon.refusal.search(turn.folded):
-                phrase = turn.folded
+        """A refusal is the patient declining what the learner asked: a safety boundary or a
+        privacy decline, with meta or without."""
+        meta = turn.meta
+        phrase: str | None = None
+        if _recorded(meta, "refusal") or _recorded(meta, "declined"):
+            recorded = _meta_value(meta, "refusal", str)
+            declined = _meta_value(meta, "declined", list)
+            if recorded is not None:
+                phrase = self._recorded_phrase(recorded)
+            elif declined and any(isinstance(slot, str) for slot in declined):
+                phrase = self._said_phrase(turn, self.phrases.refusals, self.case.lexicon.refusal)
+                if phrase is None:
+                    phrase = "declined: " + ", ".join(slot for slot in declined if isinstance(slot, str))
+        else:
+            phrase = self._said_phrase(turn, self.phrases.refusals, self.case.lexicon.refusal)
         if phrase is not None:
             self.refusals += 1
             if phrase == self.previous_refusal:
-                self.warn("REFUSAL_REPEATED", turn.index, "the previous turn's refusal phrase again")
+                self.warn(
+                    "REFUSAL_REPEATED",
+                    turn.index,
+                    "the previous turn's refusal phrase again",
+                    {"phrase": phrase},
+                )
         self.previous_refusal = phrase
 
     def disfluency(self, turn: _Patient) -> None:
-        tokens = len(self.case.lexicon.disfluency.findall(turn.folded))
+        tokens = len(self.disfluency_pattern.findall(turn.folded))
         if tokens > self.case.policy.validator.max_disfluencies_per_turn:
             self.warn(
                 "DISFLUENCY_EXCESS", turn.index, f"{tokens} disfluency tokens in one turn", {"count": tokens}
@@ -345,12 +734,12 @@ class _Run:
         """With no meta: one of the case's stored elaborations is said, or the turn runs longer
         than a plain answer once its agenda clauses and a realization ("Oh, you mean…") are set
         aside."""
-        case = self.case
-        if _first_phrase(turn.folded, case.elaboration_phrases) is not None:
+        phrases = self.phrases
+        if _first_phrase(turn.normal, phrases.elaborations) is not None:
             return True
-        aside = sum(1 for _, variant in case.agenda_variants if variant in turn.folded)
-        aside += sum(sentence_count(phrase) for phrase in case.realization_phrases if phrase in turn.folded)
-        return turn.sentences - aside > case.persona.answer_sentences
+        aside = sum(1 for _, variant in phrases.agenda_variants if variant in turn.normal)
+        aside += sum(sentence_count(phrase) for phrase in phrases.realizations if phrase in turn.normal)
+        return turn.sentences - aside > self.case.persona.answer_sentences
 
     # The whole transcript
 
@@ -396,24 +785,40 @@ class _Run:
         }
 
 
-def validate_transcript(transcript: Sequence[Mapping[str, Any]], case: Case) -> dict[str, Any]:
-    """The `ValidationResult` of §11: `{errors, warnings, info, summaryMetrics}`."""
+class ValidationTooSlow(RuntimeError):
+    """The transcript did not validate within the caller's time budget."""
+
+    def __init__(self, turns_read: int) -> None:
+        super().__init__(f"stopped after {turns_read} turns: over the time budget")
+        self.turns_read = turns_read
+
+
+def validate_transcript(
+    transcript: Sequence[Mapping[str, Any]], case: Case, *, deadline: float | None = None
+) -> dict[str, Any]:
+    """The `ValidationResult` of §11: `{errors, warnings, info, summaryMetrics}`.
+
+    `deadline` (a `time.monotonic()` instant) bounds the time: an inline scenario's patterns run
+    unreviewed, and one unbounded repetition is still quadratic in a long text, so a service
+    stops between turns rather than run into its function's timeout."""
     check_shape(transcript)
     fold = case.lexicon.fold
-    run = _Run(case)
-    for turn in transcript:
+    run = _Run.of(case)
+    for position, turn in enumerate(transcript):
+        if deadline is not None and time.monotonic() > deadline:
+            raise ValidationTooSlow(position)
         text: str = turn["text"]
         folded = fold(text)
         if turn["role"] == "learner":
             run.learner(turn["turnIndex"], folded)
             continue
-        meta = turn.get("meta")
         run.patient(
             _Patient(
                 turn["turnIndex"],
                 text,
                 folded,
-                meta if isinstance(meta, Mapping) else None,
+                _normal(folded),
+                runtime_meta(turn.get("meta")),
                 sentence_count(text),
             )
         )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sps_encounter.engine.case import Language, Opener
-from sps_encounter.engine.compiled import Case
+from sps_encounter.engine.compiled import Case, CompiledLanguage
 from sps_encounter.engine.rng import Domain, choose, next_rng, record_rotating
 from sps_encounter.engine.state import QuestionType, SPSRuntimeState, Verbosity
 from sps_encounter.engine.text import opening_bigram, opening_tokens
@@ -18,8 +18,14 @@ def choose_fresh(
     state: SPSRuntimeState, domain: Domain, pool: Sequence[str], window: list[str], purpose: str
 ) -> str:
     """`choose` among the phrases not in the rotating window, then record the choice in it.
-    Pools hold at least 4 phrases and windows 3, so a fresh one always exists."""
-    fresh = [phrase for phrase in pool if phrase not in window] or list(pool)
+    Clarification and boundary pools hold at least 4 phrases and their windows 3, so a fresh one
+    always exists; a smaller pool sharing a window (declines, uncertainty) at least never says
+    the phrase it said last."""
+    fresh = (
+        [phrase for phrase in pool if phrase not in window]
+        or [phrase for phrase in pool if phrase != window[-1]]
+        or list(pool)
+    )
     phrase = choose(state, domain, fresh, purpose)
     record_rotating(window, phrase, 3)
     return phrase
@@ -155,11 +161,16 @@ def _variants(openers: Sequence[Opener]) -> list[str]:
 STAGE_DIRECTION = ("(", "（", "[")
 
 
-def _fits(opener: str, body: str, fold: Any, language: Language) -> bool:
+def _fits(opener: str, body: str, lexicon: CompiledLanguage) -> bool:
     """An opener does not go before a body that already opens the same way ("Yeah," + "Yeah.
-    Thanks.")."""
-    first = opening_tokens(fold(opener), language)[:1]
-    return first != opening_tokens(fold(body), language)[:1]
+    Thanks."), nor say yes before a negative answer or a refusal ("Yes, I don't feel feverish":
+    layer 6 never contradicts the facts or the boundary it introduces)."""
+    folded_opener, folded_body = lexicon.fold(opener), lexicon.fold(body)
+    language = lexicon.language
+    if opening_tokens(folded_opener, language)[:1] == opening_tokens(folded_body, language)[:1]:
+        return False
+    affirmative = lexicon.affirmative
+    return not (affirmative and affirmative.match(folded_opener) and lexicon.negation.search(folded_body))
 
 
 def open_utterance(
@@ -180,7 +191,7 @@ def open_utterance(
     if voluntary and next_rng(state, "opener") < persona.rates.opener:
         opener = choose(state, "other", persona.pools.openers, "opener_text")
         # Nor, by choice, before a stage direction ("(Blood pressure: …)"); anti-echo still may.
-        if body.startswith(STAGE_DIRECTION) or not _fits(opener.text, body, lexicon.fold, language):
+        if body.startswith(STAGE_DIRECTION) or not _fits(opener.text, body, lexicon):
             opener = None
 
     def bigram_of(text: str) -> str:
@@ -202,11 +213,15 @@ def open_utterance(
     bigram = bigram_of(text)
     anti_echo = "none"
     if bigram in window:
-        synonyms = [s for s in (opener.synonyms if opener else []) if bigram_of(compose(s)) not in window]
+        synonyms = [
+            s
+            for s in (opener.synonyms if opener else [])
+            if bigram_of(compose(s)) not in window and _fits(s, body, lexicon)
+        ]
         others = [
             v
             for v in _variants(persona.pools.openers)
-            if bigram_of(compose(v)) not in window and _fits(v, body, lexicon.fold, language)
+            if bigram_of(compose(v)) not in window and _fits(v, body, lexicon)
         ]
         if synonyms:
             chosen, anti_echo = substitute(synonyms), "synonym"
@@ -225,9 +240,11 @@ def open_utterance(
 
 
 def _left_trimmed(text: str, fillers: Sequence[str], fold: Any) -> str:
+    """`Well, it hurts.` → `It hurts.`; a filler is a whole word, so `Sometimes…` stays whole."""
     folded = fold(text)
     for filler in fillers:
-        if folded.startswith(filler):
-            rest = text[len(filler) :].lstrip()
+        following = folded[len(filler) : len(filler) + 1]
+        if folded.startswith(filler) and not (filler[-1:].isalnum() and following.isalnum()):
+            rest = text[len(filler) :].lstrip(" ,，")
             return rest[:1].upper() + rest[1:]
     return text
