@@ -119,6 +119,17 @@ def shift_back(db, session_id, *, days=0, hours=0):
         )
 
 
+def end_unlock_window(db, session_id):
+    """End a session's unlock window now, leaving it where it happened: moving the session back
+    instead put it on yesterday whenever the test ran within an hour of the user's midnight."""
+    with db.as_owner() as tx:
+        tx.execute(
+            "UPDATE public.intercept_sessions SET unlocked_until = clock_timestamp() - interval '1 second'"
+            " WHERE id = CAST(:s AS uuid) AND unlocked_until IS NOT NULL",
+            s=session_id,
+        )
+
+
 def test_another_utc_offset_does_not_reset_todays_overrides(api, users, db):
     user = users.create()
     rule = users.rule(user)
@@ -155,7 +166,7 @@ def test_a_session_planted_with_another_offset_cannot_move_midnight(api, users, 
         reason(api, user, sid, OTHER)
         decided = api.post(f"/intercept-session/{sid}/decision", user.token, {"user_decision": "override"})
         assert decided.status == 200, decided.body
-        shift_back(db, sid, hours=1)  # its unlock window (45 minutes) is over too
+        end_unlock_window(db, sid)  # its 45-minute unlock window would answer the next start
     sid = start(api, user, rule, timestamp=now_at("-02:50"))
     assert reason(api, user, sid, SPECIFIC_WORK).body["ai_verdict"] == "delay"
     with db.as_owner() as tx:
