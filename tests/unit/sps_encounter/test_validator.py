@@ -898,7 +898,7 @@ def test_refusal_count_counts_privacy_declines_with_and_without_meta():
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_the_reading_request_gate_never_skips_a_pattern_that_matches(language):
     from sps_encounter.engine.case import Language
-    from sps_encounter.engine.validator import _rules
+    from sps_encounter.engine.text_rules import text_rules as _rules
 
     gated = _rules(Language(language)).reading_request
     probes = [

@@ -89,10 +89,14 @@ class CompiledLanguage:
 
     @cached_property
     def disfluency(self) -> re.Pattern[str]:
-        tokens = "|".join(re.escape(token) for token in self.source.disfluency_tokens)
+        """The lexicon's tokens, each letter lengthened at will ("ummm", "uhhh", "errr", "嗯嗯")."""
+        tokens = "|".join(
+            "".join(f"{re.escape(char)}+" for char in token.casefold())
+            for token in sorted(self.source.disfluency_tokens, key=len, reverse=True)
+        )
         # English tokens are words ("um" is not in "umbrella"); Chinese ones are characters.
         if self.language is Language.ZH:
-            return re.compile(tokens)
+            return re.compile(f"(?:{tokens})")
         return re.compile(rf"(?<![^\W_])(?:{tokens})(?![^\W_])", re.I)
 
     @cached_property

@@ -1,0 +1,170 @@
+"""The validator's own readings of patient text, per language: reading requests, vital signs,
+units of time and count, ages, history, reported speech, fears. The lexicon's model holds what
+the runtime and the validator share; these lists serve only the validator's text-only rules, so
+they live beside it. Matched on folded text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from sps_encounter.engine.case import Language
+from sps_encounter.engine.gates import Gated
+from sps_encounter.engine.text import union
+
+# Validator-only readings of the text, per language (the lexicon's model has no place for
+# validator-only lists; they live here, next to the rules that use them). Matched on folded text.
+TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
+    Language.EN: {
+        # A learner asking for a reading the patient knows counts as asking for a measurement.
+        "reading_request": (
+            r"\b(what(?:'s| is| was| are| were)|how(?:'s| is| was| are| were)|do you (know|remember|have)"
+            r"|have you (got|checked|measured|taken)|did you (check|measure|take|get)|any idea)\b[^.?!]*?"
+            r"\b(your|the|a) ((usual|normal|last|latest|recent|home|own|typical|average|most recent|previous"
+            r"|current) )*(blood pressure|bp|pulse|heart ?rate|temperature|temp|(blood )?sugars?|glucose"
+            r"|weight|readings?|numbers|sats|saturations?|oxygen( levels?)?|cholesterol|results?|monitor"
+            r"|machine|cuff|meter|thermometer|scales?)\b",
+            r"\b(your|the) (home |own |blood pressure |bp |sugar |glucose )(monitor|machine|cuff|meter"
+            r"|readings?|diary)\b",
+            r"\bwhat (did|does|do) (the |your )?(nurse|gp|doctor|pharmacist|hospital|chemist|they|it)\b"
+            r"[^.?!]*"
+            r"\b(blood pressure|bp|pulse|heart rate|sugar|glucose|weight|temperature|reading|numbers?)\b",
+        ),
+        # A vital sign or lab value said by the patient: a measurement even when told as history.
+        # `n` is the number; one followed by a unit of time or count is no reading ("pulse for 2 hours").
+        "vital_reading": (
+            r"(?<![\d.])(?P<n>[4-9]\d|[12]\d\d)\s*(?:/|\bover\b)\s*(?:[2-9]\d|1\d\d)(?!\d|\.\d|%|\s*chance)",
+            r"\b(?:blood pressure|bp|pulse|heart ?rate|temp(?:erature)?|sats|saturations?|oxygen(?: levels?)?"
+            r"|o2|(?:blood )?sugars?|glucose|cholesterol|hba1c|inr|potassium|sodium|ha?emoglobin|troponin"
+            r"|crp|respiratory rate|breathing rate|resps)\b[^.?!\d]{0,24}?(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
+        ),
+        # Right after a bare number: a unit of time, age or count, so not a vital sign.
+        "count_unit": (
+            r"(?:\s*(?:-|–|to|or|and)\s*\d+(?:\.\d+)?)?\s*-?\s*(?:\+|odd|plus|or so|ish)?\s*"
+            r"(?:hours?|hrs?|days?|nights?|weeks?|wks?|months?|years?|yrs?|decades?|minutes?|mins?|seconds?"
+            r"|secs?|times?|(?:years? )?old|y/?o|o'?clock|a\.?m|p\.?m|th|st|nd|rd|s|people|kids|children"
+            r"|grandchildren|cigarettes|cigs|fags|pills|tablets|floors|steps|stairs|flights|miles|kilometres"
+            r"|kilometers|km|metres|meters|yards|feet|ft|blocks|packs?|units|drinks|pints|glasses|cups"
+            r"|bottles|cans|pages|laps|goes|attempts|episodes|attacks)(?![^\W\d_])",
+            r"\s*,?\s*(?:when|before|after) (?:he|she|they|i|we) (?:died|passed|retired)",
+        ),
+        # Right before a bare number: someone's age ("he was 88", "died at 88").
+        "age_before": (
+            r"\b(?:he|she|they|dad|father|mum|mom|mother|brother|sister|wife|husband|partner|grandad|granddad"
+            r"|grandpa|grandma|granny|nan|nana|gran|aunt|auntie|uncle|son|daughter|friend|neighbou?r)"
+            r"(?:'s| was| is| were| turned| turns| died at| died aged| passed away at| passed at| lived to"
+            r"| made it to)\s+(?:only |just |about |around |nearly |almost |over |barely )?$",
+            r"\b(?:aged?|age of|died at|passed away at|lived to|when (?:i|he|she|they|we) (?:was|were))\s+"
+            r"(?:only |just |about |around |nearly |almost )?$",
+        ),
+        # Around a number with a unit: a change the patient reports ("lost 5 kilos", "90 percent better").
+        "history_before": (
+            r"\b(?:lost|lose|losing|gained|gain|gaining|put on|putting on|dropped|shed|shifted|down|up"
+            r"|an? (?:extra|further))\b(?:\s+(?:about|around|nearly|almost|over|maybe|like|roughly|a good"
+            r"|at least|another|an extra|a further|probably|easily))*\s*$",
+        ),
+        "history_after": (
+            r"\s*(?:better|worse|improved|back to normal|of the time|lighter|heavier|off|down|up|more|less"
+            r"|since|over the (?:last|past)|in (?:a|the last|the past|two|three|a few)|this year)\b",
+        ),
+        # Before a diagnosis term in the same sentence: someone else's words, or the patient's fear.
+        "reported": (
+            r"\b(?:gp|doctors?|doc|dr|nurse|consultant|cardiologist|specialist|paramedics?|pharmacist|physio"
+            r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|friend|internet"
+            r"|google)\b[^.?!]{0,60}?\b(?:said|says|told me|tells me|thinks|thought|reckoned|reckons"
+            r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
+            r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
+            r"\b(?:read|heard|looked up) (?:online|that|about)\b",
+        ),
+        "fear": (
+            r"\b(?:i'?m|i am|i was|i'?ve been|i get|i got|getting|i feel)\s+(?:really |so |a bit |quite "
+            r"|just |very |a little |terribly |absolutely )?(?:scared|afraid|frightened|worried|terrified"
+            r"|anxious|panicking|panicked|nervous|petrified|concerned)\b",
+            r"\bi (?:fear|worry|dread|keep worrying|keep thinking|panic(?:ked)?|hope it'?s not"
+            r"|hope it isn'?t)\b",
+            r"\b(?:worried|scared|afraid|frightened|terrified) (?:it'?s|it is|it might|it could|that|of"
+            r"|about)\b",
+            r"\bwhat if\b|\bmy (?:worst )?fear\b",
+        ),
+        "second_person": (r"\byou\b",),
+    },
+    Language.ZH: {
+        "reading_request": (
+            r"(平时|平常|最近|上次|在家|家里|自己|以前)[^。？！?]{0,6}(血压|心率|血糖|体温|体重|血氧)",
+            r"(血压|心率|脉搏|心跳|血糖|体温|体重|血氧)[^。？！?]{0,4}(多少|几|怎么样|高不高|正常吗)",
+            r"(血压计|体温计|血糖仪|体重秤)",
+        ),
+        "vital_reading": (
+            r"(?<![\d.])(?P<n>[4-9]\d|[12]\d\d)\s*/\s*(?:[2-9]\d|1\d\d)(?!\d|\.\d|%)",
+            r"(?:血压|心率|脉搏|心跳|体温|烧到|血氧|饱和度|呼吸|血糖|胆固醇|白细胞|血红蛋白)[^。！？\d]{0,6}"
+            r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
+        ),
+        "count_unit": (
+            r"\s*(?:(?:-|~|～|到|至)\s*\d+(?:\.\d+)?)?\s*(?:多|来|几)?\s*个?\s*多?(?:小时|钟头|钟|天|日|晚|年|岁"
+            r"|周岁|次|回|遍|趟|个|周|星期|礼拜|月|分钟|秒|块|元|层|楼|片|粒|颗|口|杯|瓶|包|支|根|人|号|点|后)",
+        ),
+        "age_before": (
+            r"(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|爸|妈|父亲|母亲|哥|姐|弟|妹|老公|丈夫|妻子|儿子|女儿|他|她)"
+            r"[^。！？\d]{0,8}$",
+            r"(?:享年|活到|年纪|年龄|岁数)[^。！？\d]{0,2}$",
+        ),
+        "history_before": (
+            r"(?:瘦了|胖了|掉了|长了|重了|轻了|减了|增了|涨了|降了|少了|多了|减掉了?|好了|好转了|恢复了)"
+            r"(?:大概|差不多|将近|快|有|足足|起码|至少|了)*\s*$",
+        ),
+        "history_after": (r"\s*(?:左右|上下|多)?\s*(?:的时间|的时候)",),
+        "reported": (
+            r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|朋友|网上)[^。！？]{0,12}?"
+            r"(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
+            r"被诊断|诊断(?:出|为)|确诊",
+        ),
+        "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
+        "second_person": (r"你|您",),
+    },
+}
+
+
+@dataclass(frozen=True)
+class TextRules:
+    reading_request: Gated
+    vital_reading: re.Pattern[str]
+    count_unit: re.Pattern[str]
+    age_before: re.Pattern[str]
+    history_before: re.Pattern[str]
+    history_after: re.Pattern[str]
+    reported: re.Pattern[str]
+    fear: re.Pattern[str]
+    second_person: re.Pattern[str]
+
+
+@cache
+def text_rules(language: Language) -> TextRules:
+    lists = TEXT_RULES[language]
+    return TextRules(
+        reading_request=Gated.of(("reading", p) for p in lists["reading_request"]),
+        # Each alternative names its number `n`: duplicate group names need alternation branches.
+        vital_reading=_vital(lists["vital_reading"]),
+        count_unit=union(lists["count_unit"]),
+        age_before=union(lists["age_before"]),
+        history_before=union(lists["history_before"]),
+        history_after=union(lists["history_after"]),
+        reported=union(lists["reported"]),
+        fear=union(lists["fear"]),
+        second_person=union(lists["second_person"]),
+    )
+
+
+def _vital(patterns: Sequence[str]) -> re.Pattern[str]:
+    # Python allows a group name once: number them (n0, n1…), and read whichever matched.
+    return re.compile(
+        "|".join(f"(?:{p.replace('(?P<n>', f'(?P<n{i}>')})" for i, p in enumerate(patterns)), re.IGNORECASE
+    )
+
+
+def number_end(match: re.Match[str]) -> int:
+    for name, value in match.groupdict().items():
+        if name.startswith("n") and value is not None:
+            return match.end(name)
+    return match.end()
