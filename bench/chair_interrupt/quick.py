@@ -27,12 +27,12 @@ TARGETED = (MIX, NO_TRIGGER, TRIGGER)
 EN_ALL = "`quick_check`, English chunks (the mix)"
 ZH_ALL = "`quick_check`, Chinese chunks (the mix)"
 PREPARE = {
-    "en": "part: `translate` (the apostrophes) alone, English chunks",
-    "zh": "part: `translate` (the apostrophes) alone, Chinese chunks",
+    "en": "part: `prepare` (folding, `lower`) alone, English chunks",
+    "zh": "part: `prepare` (folding, `lower`) alone, Chinese chunks",
 }
 GATE = {
-    "en": "part: `translate` + `lower` + the literal scan (the gate), English chunks",
-    "zh": "part: `translate` + `lower` + the literal scan (the gate), Chinese chunks",
+    "en": "part: `prepare` + the literal scan (the gate), English chunks",
+    "zh": "part: `prepare` + the literal scan (the gate), Chinese chunks",
 }
 WHOLE = {"en": EN_ALL, "zh": ZH_ALL}
 UNGATED = "(diagnostic) every pattern's regex in order until a match, no gate, the mix (the same answers)"
@@ -75,15 +75,13 @@ def _gate_shape(config: Any) -> bool:
 
 
 def _gate_stats(config: Any, texts: list[str]) -> GateStats:
+    from chair_interrupt.engine.quick import literals_present
     from chair_interrupt.engine.quick import prepare as prepare_text
 
     opened, regexes = 0, 0
     found: dict[str, int] = {}
     for text in texts:
-        prepared = prepare_text(text)
-        present = {
-            literal for literal in (*config.ascii_literals, *config.other_literals) if literal in prepared
-        }
+        present = literals_present(config, prepare_text(text))
         opened += bool(present)
         regexes += sum(not present.isdisjoint(literals) for literals, _, _ in config.ordered)
         for literal in present:
@@ -95,8 +93,8 @@ def _gate_stats(config: Any, texts: list[str]) -> GateStats:
 
 def measure_quick(chunks: list[Chunk], passes: int) -> QuickResult:
     from chair_interrupt.artifacts import chair_config
+    from chair_interrupt.engine.quick import literals_present, quick_check
     from chair_interrupt.engine.quick import prepare as prepare_text
-    from chair_interrupt.engine.quick import quick_check
 
     config = chair_config()
 
@@ -119,7 +117,6 @@ def measure_quick(chunks: list[Chunk], passes: int) -> QuickResult:
     ]
     gated = _gate_shape(config)
     if gated:
-        literals = (*config.ascii_literals, *config.other_literals)
         patterns = [pattern for _, pattern, _ in config.ordered]
 
         def prepare(texts: list[str]) -> object:
@@ -129,8 +126,7 @@ def measure_quick(chunks: list[Chunk], passes: int) -> QuickResult:
 
         def gate(texts: list[str]) -> object:
             for text in texts:
-                prepared = prepare_text(text)
-                {literal for literal in literals if literal in prepared}
+                literals_present(config, prepare_text(text))
             return None
 
         def ungated(texts: list[str]) -> object:
@@ -245,7 +241,7 @@ def quick_report(result: QuickResult, passes: int) -> Report:
                 _us(result, WHOLE[language]),
             )
             parts.append(
-                f"{name} {whole:.1f} µs = `translate` {prepare:.1f} + `lower` and the literal scan {gate - prepare:.1f} "
+                f"{name} {whole:.1f} µs = `prepare` {prepare:.1f} + the literal scan {gate - prepare:.1f} "
                 f"+ the regexes the gate lets through {whole - gate:.1f}"
             )
         mix_us = _us(result, MIX)

@@ -26,7 +26,6 @@ from interview_turn.engine.policy import (
     StateMachines,
 )
 from persona_rails import config_seal
-from persona_rails.chinese import simplified_table
 from persona_rails.config import HASH_CHARS, ConfigError, load_artifact
 from persona_rails.llm.tokens import count_tokens
 
@@ -84,7 +83,6 @@ def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> 
         lexicon=lexicon.value,
         system_prompt=prompt,
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
-        simplified=simplified_table(),
     )
     problems = [] if sealed else template_problems(config, count_tokens)
     if problems:

@@ -1,9 +1,10 @@
 """Text embeddings for retrieval reuse (spec §11): offline by default, OpenAI's when configured.
 
 The offline embedder needs no model download: character n-grams (1 to 3 characters, which
-serves Chinese, where a word has no spaces, as well as English) hashed into 256 signed buckets
-and normalized to unit length, so cosine similarity is a dot product. Identical texts embed
-identically; near-identical ones land close. With `PERSONA_RAILS_EMBEDDING_MODEL` set (and the
+serves Chinese, where a word has no spaces, as well as English) of the folded text
+(persona_rails.folding) hashed into 256 signed buckets and normalized to unit length, so cosine
+similarity is a dot product. Texts that fold alike embed identically ("做 ❤ 爱" is "做爱");
+near-identical ones land close. With `PERSONA_RAILS_EMBEDDING_MODEL` set (and the
 LLM key), OpenAI's embeddings API is asked for 256 dimensions instead; any fault falls back to
 the offline embedder. Each vector carries its embedder's name, and retrieval compares only
 vectors of one embedder.
@@ -16,10 +17,12 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
+from persona_rails.folding import fold
 from persona_rails.observability import count, logger
 
 DIMENSIONS = 256
-OFFLINE_EMBEDDER = f"char-ngram-hash-v1/{DIMENSIONS}"
+# v2: the folded text.
+OFFLINE_EMBEDDER = f"char-ngram-hash-v2/{DIMENSIONS}"
 NGRAM_SIZES = (1, 2, 3)
 FALLBACK_METRIC = "EmbeddingFallback"
 
@@ -52,7 +55,7 @@ def ngram_counts(text: str) -> list[int]:
 
 
 def offline_embedding(text: str) -> Embedding:
-    vector = [float(count) for count in ngram_counts(text)]
+    vector = [float(count) for count in ngram_counts(fold(text))]
     norm = math.sqrt(sum(value * value for value in vector))
     if norm:
         vector = [value / norm for value in vector]

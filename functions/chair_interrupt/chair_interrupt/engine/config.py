@@ -7,9 +7,28 @@ from dataclasses import dataclass, field
 
 from chair_interrupt.engine.model import Reason
 from chair_interrupt.engine.policy import Frameworks, Openers, Policy, QuickCheckPatterns
+from persona_rails.folding import fold, fold_pattern
 
-# ’ ‘ ʼ ＇ are what keyboards and models type for the apostrophe the patterns spell.
-APOSTROPHE_MARKS = ("\u2019", "\u2018", "\u02bc", "\uff07")
+
+def _grouped(literals: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Greedily, the part (a literal, or a word of five letters or more of one) held by the most
+    literals not yet grouped; a literal that shares nothing is a group of its own. Every literal
+    holds its group's key, so a chunk without the key holds none of them."""
+    parts = dict.fromkeys(
+        [*literals, *(word for literal in literals for word in literal.split() if len(word) >= 5)]
+    )
+    holders = {part: {literal for literal in literals if part in literal} for part in parts}
+    left = set(literals)
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    while left:
+        key = max(parts, key=lambda part: len(holders[part] & left))
+        members = tuple(literal for literal in literals if literal in holders[key] & left)
+        if len(members) < 2:
+            groups.extend((literal, (literal,)) for literal in literals if literal in left)
+            break
+        groups.append((key, members))
+        left -= holders[key]
+    return tuple(groups)
 
 
 @dataclass(frozen=True)
@@ -24,6 +43,9 @@ class ChairConfig:
     # substring searches instead of two dozen regular expressions.
     ordered: tuple[tuple[tuple[str, ...], re.Pattern[str], Reason], ...] = field(init=False)
     ascii_literals: tuple[str, ...] = field(init=False)
+    # The ASCII literals in groups that share a word or a shorter literal: a group's members are
+    # looked for only when that shared part is present ("fundamental" before "fundamental issue").
+    ascii_groups: tuple[tuple[str, tuple[str, ...]], ...] = field(init=False)
     other_literals: tuple[str, ...] = field(init=False)
     aliases: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
     hedges: re.Pattern[str] = field(init=False)
@@ -33,15 +55,24 @@ class ChairConfig:
         object.__setattr__(
             self,
             "ordered",
-            tuple((tuple(p.requires), re.compile(p.pattern, re.IGNORECASE), p.reason) for p in patterns),
+            # The chunk is folded before it is matched (quick.prepare): so are the patterns.
+            tuple(
+                (
+                    tuple(fold(literal) for literal in p.requires),
+                    re.compile(fold_pattern(p.pattern), re.IGNORECASE),
+                    p.reason,
+                )
+                for p in patterns
+            ),
         )
         object.__setattr__(
             self,
             "hedges",
-            re.compile("|".join(f"(?:{h})" for h in self.policy.offline.hedges), re.IGNORECASE),
+            re.compile("|".join(f"(?:{fold_pattern(h)})" for h in self.policy.offline.hedges), re.IGNORECASE),
         )
-        literals = tuple(dict.fromkeys(literal for p in patterns for literal in p.requires))
+        literals = tuple(dict.fromkeys(literal for requires, _, _ in self.ordered for literal in requires))
         object.__setattr__(self, "ascii_literals", tuple(lit for lit in literals if lit.isascii()))
+        object.__setattr__(self, "ascii_groups", _grouped(self.ascii_literals))
         object.__setattr__(self, "other_literals", tuple(lit for lit in literals if not lit.isascii()))
         object.__setattr__(
             self,
@@ -51,7 +82,9 @@ class ChairConfig:
                     key,
                     re.compile(
                         "|".join(
-                            rf"(?<![\w]){re.escape(alias)}(?![\w])" if alias.isascii() else re.escape(alias)
+                            rf"(?<![\w]){re.escape(fold(alias))}(?![\w])"
+                            if alias.isascii()
+                            else re.escape(fold(alias))
                             for alias in framework.aliases
                         ),
                         re.IGNORECASE,

@@ -24,6 +24,7 @@ from chair_interrupt.engine.model import (
     Reason,
 )
 from chair_interrupt.engine.prompt import LlmVerdict
+from persona_rails.folding import fold
 
 _SENTENCE_END = re.compile(r"[.!?。！？]")
 MAX_OPENER_WORDS = 8
@@ -98,7 +99,8 @@ DEFENDING_REASONS = frozenset({Reason.STRAW_MAN_DETECTED, Reason.FACTUAL_CORRECT
 
 
 def named_frameworks(config: ChairConfig, content: str) -> set[str]:
-    return {key for key, pattern in config.aliases if pattern.search(content)}
+    folded = fold(content)
+    return {key for key, pattern in config.aliases if pattern.search(folded)}
 
 
 def targeted_chair(
@@ -108,7 +110,7 @@ def targeted_chair(
     aliases = dict(config.aliases)
     for chair in chairs:
         pattern = aliases.get(chair.framework)
-        if pattern is not None and pattern.search(content):
+        if pattern is not None and pattern.search(fold(content)):
             return chair
     return None
 
@@ -145,7 +147,7 @@ def offline_decision(
         urgency += rules.targets_a_chair_bonus
     if "!" in context.recent_content or "！" in context.recent_content:
         urgency += rules.exclamation_bonus
-    if config.hedges.search(trigger.replace("\u2019", "'")):
+    if config.hedges.search(fold(trigger)):
         urgency -= rules.hedged_penalty
     urgency = round(_clamp(urgency), 2)
     if urgency < threshold:

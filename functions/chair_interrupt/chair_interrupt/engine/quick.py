@@ -1,56 +1,81 @@
 """Quick heuristics (spec: quickInterruptCheck): the first pattern that matches names the likely
 reason. Run on every chunk before anything else; a chunk with no trigger usually needs no LLM.
 
-The chunk is prepared once (typographic apostrophes as ASCII, lowercase, runs of whitespace as one
-space) and searched for the patterns' required literals, plain substring searches in C; only a
-pattern with a literal present runs its regular expression, in the spec's order. Chinese literals
-are only looked for in a chunk that is not pure ASCII.
+The chunk is prepared once (folded, lowercase, runs of whitespace as one space) and searched for
+the patterns' required literals, plain substring searches in C; only a pattern with a literal
+present runs its regular expression, in the spec's order. Chinese literals are only looked for in
+a chunk that is not pure ASCII.
 """
 
 from __future__ import annotations
 
 import re
 
-from chair_interrupt.engine.config import APOSTROPHE_MARKS, ChairConfig
+from chair_interrupt.engine.config import ChairConfig
 from chair_interrupt.engine.model import QuickCheck
+from persona_rails.folding import fold, fold_with_origin
 
 NO_TRIGGER = QuickCheck(potential_trigger=False)
-# Full-width letters and spaces map one to one onto ASCII (length kept).
-_TO_HALFWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
-# What needs the slow path in a non-ASCII chunk: full-width Latin, or any whitespace but a single
-# space (one pass of one character class finds both).
-_UNUSUAL = re.compile(
-    "[\uff21-\uff3a\uff41-\uff5a\u3000\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\n\t\r\x0b\x0c]|  "
-)
+
+
 # In an ASCII chunk, plain substring searches are cheaper than any regular expression.
 _ASCII_UNUSUAL = ("\n", "\t", "\r", "  ", "\x0b", "\x0c")
 
 
-def prepare(content: str) -> str:
-    """Lowercase, with typographic apostrophes and full-width Latin (a Chinese keyboard's
-    Ｔｈｅｙ　ｊｕｓｔ) as ASCII, and any run of unusual whitespace as one space. Positions are
-    kept unless whitespace had to be collapsed."""
-    text = content
+def _collapses(text: str) -> bool:
+    """Whether a folded chunk holds a run of spaces or whitespace other than a space (a line
+    break, a tab: not printable); folding has made every other space a plain one (NFKC). Plain
+    substring tests and `isprintable`, which cost less than any regular expression."""
     if text.isascii():
-        unusual = any(space in text for space in _ASCII_UNUSUAL)
-    else:
-        unusual = _UNUSUAL.search(text) is not None
-        if unusual:
-            text = text.translate(_TO_HALFWIDTH)
-        for mark in APOSTROPHE_MARKS:
-            if mark in text:
-                text = text.replace(mark, "'")
-    text = text.lower()
-    if unusual:
+        return any(space in text for space in _ASCII_UNUSUAL)
+    return "  " in text or not text.isprintable()
+
+
+def prepare(content: str) -> str:
+    """The chunk as the patterns read it: folded (persona_rails.folding: full-width Latin such as
+    a Chinese keyboard's Ｔｈｅｙ　ｊｕｓｔ as ASCII, typographic apostrophes, look-alike letters,
+    words spelled out or broken up by marks), lowercase, any run of unusual whitespace as one
+    space."""
+    text = fold(content).lower()
+    if _collapses(text):
         text = " ".join(text.split())
     return text
 
 
+def _span(content: str, text: str, match: re.Match[str]) -> tuple[int, int]:
+    """The trigger's span in the original chunk: where folding kept every character's place
+    (full-width letters and commas, apostrophes: one character for one), the match's own."""
+    if len(text) == len(content):
+        return match.span()
+    folded = fold_with_origin(content)
+    if folded.text.lower() == text and len(text) == len(folded.text):
+        return folded.original_span(*match.span())
+    # Whitespace had to be collapsed (or lowercasing changed a length): the trigger is the chunk.
+    return (0, len(content))
+
+
+def literals_present(config: ChairConfig, text: str) -> set[str]:
+    """The patterns' required literals in a prepared chunk (the gate)."""
+    if text.isascii():
+        return {
+            literal
+            for key, members in config.ascii_groups
+            if key in text
+            for literal in members
+            if literal in text
+        }
+    # An ASCII literal in a Chinese chunk is also in the chunk's ASCII characters alone: a few
+    # characters to search instead of hundreds (a literal that only the gap left by a Chinese
+    # character forms is a false lead, which the pattern itself then rejects).
+    ascii_part = text.encode("ascii", "ignore").decode("ascii")
+    present = {literal for literal in config.ascii_literals if literal in ascii_part}
+    present.update(literal for literal in config.other_literals if literal in text)
+    return present
+
+
 def quick_check(config: ChairConfig, content: str) -> QuickCheck:
     text = prepare(content)
-    present = {literal for literal in config.ascii_literals if literal in text}
-    if not text.isascii():
-        present.update(literal for literal in config.other_literals if literal in text)
+    present = literals_present(config, text)
     if not present:
         return NO_TRIGGER
     for literals, pattern, reason in config.ordered:
@@ -58,8 +83,5 @@ def quick_check(config: ChairConfig, content: str) -> QuickCheck:
             continue
         match = pattern.search(text)
         if match is not None:
-            # Preparing keeps positions unless it collapsed whitespace (or lowercased an İ):
-            # then the trigger is the whole chunk.
-            span = match.span() if len(text) == len(content) else (0, len(content))
-            return QuickCheck(True, reason, span)
+            return QuickCheck(True, reason, _span(content, text, match))
     return NO_TRIGGER

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from interview_turn.engine.policy import (
@@ -15,14 +14,14 @@ from interview_turn.engine.policy import (
     SignalLexicon,
     StateMachines,
 )
+from persona_rails.folding import fold, fold_pattern
 
 FLAGS = re.IGNORECASE
-# ’ ‘ ʼ ＇ ′ are what keyboards and models type for the apostrophe the patterns spell.
-APOSTROPHES = {ord(mark): "'" for mark in "\u2019\u2018\u02bc\uff07\u2032"}
 
 
-def compiled(patterns: list[str]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(pattern, FLAGS) for pattern in patterns)
+def compiled(patterns: list[str], flags: int = FLAGS) -> tuple[re.Pattern[str], ...]:
+    # Text is matched folded (InterviewConfig.for_matching): each pattern is folded the same way.
+    return tuple(re.compile(fold_pattern(pattern), flags) for pattern in patterns)
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,9 @@ class CompiledLexicon:
             discomfort=compiled(lexicon.discomfort),
             topic_change=compiled(lexicon.topic_change),
             hedges=compiled(lexicon.hedges),
-            emotion=tuple((re.compile(item.pattern, FLAGS), item.weight) for item in lexicon.emotion),
+            emotion=tuple(
+                (re.compile(fold_pattern(item.pattern), FLAGS), item.weight) for item in lexicon.emotion
+            ),
             intensifiers=compiled(lexicon.intensifiers),
             elaboration=compiled(lexicon.elaboration),
             reflection=compiled(lexicon.reflection),
@@ -71,8 +72,8 @@ class CompiledLexicon:
             anchors=tuple((name, compiled(patterns)) for name, patterns in lexicon.facts.anchors.items()),
             years=compiled(lexicon.facts.year),
             ages=compiled(lexicon.facts.age),
-            places=tuple(re.compile(pattern) for pattern in lexicon.facts.place),
-            names=tuple(re.compile(pattern) for pattern in lexicon.facts.name),
+            places=compiled(lexicon.facts.place, 0),
+            names=compiled(lexicon.facts.name, 0),
             place_stopwords=frozenset(lexicon.facts.place_stopwords),
             repeatable_anchors=frozenset(lexicon.facts.repeatable_anchors),
             subjects=tuple(
@@ -110,12 +111,6 @@ class InterviewConfig:
     system_prompt: str
     # Recorded on every turn: one version for the six artifacts together (see artifacts.py).
     version: str
-    # Traditional → Simplified code points (persona_rails.chinese), for matching only.
-    simplified: Mapping[int, str] = field(default_factory=dict)
-    matching_table: Mapping[int, str] = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "matching_table", {**self.simplified, **APOSTROPHES})
 
     # Compiled on first use, by the first turn that reads signals or checks a reply, so that a
     # cold start answering `POST /interview/sessions` compiles none of the ~200 patterns.
@@ -133,6 +128,8 @@ class InterviewConfig:
         _ = self.compiled_lexicon, self.compiled_constraints
 
     def for_matching(self, text: str) -> str:
-        """What the lexicons and the prohibited patterns are matched against: typographic
-        apostrophes (iOS, models) as ASCII, Traditional Chinese as Simplified. Never stored."""
-        return text.translate(self.matching_table)
+        """What the lexicons and the prohibited patterns are matched against: the layer's folding
+        (persona_rails.folding: typographic apostrophes as ASCII, Traditional Chinese as
+        Simplified, full-width and look-alike letters read, words spelled out or broken up by
+        marks joined). Never stored."""
+        return fold(text)

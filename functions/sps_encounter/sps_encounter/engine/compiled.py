@@ -7,13 +7,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import groupby
 from typing import TypeVar
 
-from persona_rails.chinese import simplified_table
+from persona_rails.folding import fold, fold_pattern
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
 from sps_encounter.engine.gates import Gated
 from sps_encounter.engine.policy import GoldRule, LanguageLexicon, Lexicon, Policy
-from sps_encounter.engine.text import APOSTROPHES, named_union, opening_tokens, union
+from sps_encounter.engine.text import named_union, opening_tokens, union
 
 
 class CaseMismatch(ValueError):
@@ -85,13 +86,15 @@ class CompiledLanguage:
 
     @cached_property
     def measured_number(self) -> re.Pattern[str]:
-        return re.compile(self.source.measured_number, re.IGNORECASE)
+        return re.compile(fold_pattern(self.source.measured_number), re.IGNORECASE)
 
     @cached_property
     def disfluency(self) -> re.Pattern[str]:
         """The lexicon's tokens, each letter lengthened at will ("ummm", "uhhh", "errr", "嗯嗯")."""
         tokens = "|".join(
-            "".join(f"{re.escape(char)}+" for char in token.casefold())
+            # Folding squeezes a letter typed three times or more to one ("hmmmm" is "hm"): a
+            # doubled letter of a token is one lengthened letter too.
+            "".join(f"{re.escape(char)}+" for char, _ in groupby(fold(token).casefold()))
             for token in sorted(self.source.disfluency_tokens, key=len, reverse=True)
         )
         # English tokens are words ("um" is not in "umbrella"); Chinese ones are characters.
@@ -101,36 +104,30 @@ class CompiledLanguage:
 
     @cached_property
     def fillers(self) -> tuple[str, ...]:
-        return tuple(filler.casefold() for filler in self.source.fillers)
+        return tuple(fold(filler).casefold() for filler in self.source.fillers)
 
     @cached_property
     def affirmative(self) -> re.Pattern[str] | None:
         """An opener that says yes: one of `affirmatives` at its start, as a whole word in English."""
         if not self.source.affirmatives:
             return None
-        words = "|".join(re.escape(word.casefold()) for word in self.source.affirmatives)
+        words = "|".join(re.escape(fold(word).casefold()) for word in self.source.affirmatives)
         boundary = "" if self.language is Language.ZH else r"(?![^\W\d_])"
         return re.compile(rf"\W*(?:{words}){boundary}")
 
     @cached_property
     def function_words(self) -> frozenset[str]:
-        return frozenset(word.casefold() for word in self.source.function_words)
+        return frozenset(fold(word).casefold() for word in self.source.function_words)
 
     @cached_property
     def number_words(self) -> frozenset[str]:
-        return frozenset(word.casefold() for word in self.source.number_words)
-
-    @cached_property
-    def fold_table(self) -> dict[int, str]:
-        """str.translate table: straight apostrophes, and Traditional read as Simplified in Chinese."""
-        table = dict(APOSTROPHES)
-        if self.language is Language.ZH:
-            table.update(simplified_table())
-        return table
+        return frozenset(fold(word).casefold() for word in self.source.number_words)
 
     def fold(self, text: str) -> str:
-        """What patterns are matched against: casefolded, apostrophes straight, Simplified."""
-        return text.casefold().translate(self.fold_table)
+        """What patterns are matched against: the layer's folding (persona_rails.folding:
+        Simplified, ASCII, straight apostrophes, look-alike letters read, words spelled out or
+        broken up by marks joined), casefolded. Every pattern is folded the same way."""
+        return fold(text).casefold()
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+from persona_rails.folding import fold_pattern
+
 MIN_LITERAL = 2
 
 
@@ -87,8 +89,10 @@ class Gated:
         index: dict[str, list[int]] = {}
         ungated: set[int] = set()
         for position, (name, pattern) in enumerate(self.named):
-            entries.append((name, re.compile(pattern, re.IGNORECASE)))
-            gate = literals(pattern)
+            # Text is matched folded (CompiledLanguage.fold): the pattern is folded too.
+            folded = fold_pattern(pattern)
+            entries.append((name, re.compile(folded, re.IGNORECASE)))
+            gate = literals(folded)
             if gate is None:
                 ungated.add(position)
             for literal in gate or ():

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from persona_rails.folding import fold_pattern
 from sps_encounter.engine.case import Language
 
 FLAGS = re.IGNORECASE
-# ’ ‘ ʼ ＇ ′ are what keyboards and models type for the apostrophe the patterns spell.
-APOSTROPHES = {ord(mark): "'" for mark in "\u2019\u2018\u02bc\uff07\u2032"}
 _SENTENCE_BREAK = re.compile(r"[.!?。！？…]+")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _CHARACTER = re.compile(r"[^\W_]")
@@ -17,7 +16,7 @@ _CHARACTER = re.compile(r"[^\W_]")
 
 def union(patterns: Iterable[str]) -> re.Pattern[str]:
     """One alternation of many patterns (each was checked to combine cleanly)."""
-    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), FLAGS)
+    return re.compile("|".join(f"(?:{fold_pattern(pattern)})" for pattern in patterns), FLAGS)
 
 
 def named_union(named: Iterable[tuple[str, str]]) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
@@ -25,7 +24,7 @@ def named_union(named: Iterable[tuple[str, str]]) -> tuple[re.Pattern[str] | Non
     names: list[str] = []
     parts: list[str] = []
     for name, pattern in named:
-        parts.append(f"(?P<g{len(names)}>{pattern})")
+        parts.append(f"(?P<g{len(names)}>{fold_pattern(pattern)})")
         names.append(name)
     return (re.compile("|".join(parts), FLAGS) if parts else None), tuple(names)
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from persona_rails.folding import fold_pattern
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.gates import Gated
 from sps_encounter.engine.text import union
@@ -159,7 +160,8 @@ def text_rules(language: Language) -> TextRules:
 def _vital(patterns: Sequence[str]) -> re.Pattern[str]:
     # Python allows a group name once: number them (n0, n1…), and read whichever matched.
     return re.compile(
-        "|".join(f"(?:{p.replace('(?P<n>', f'(?P<n{i}>')})" for i, p in enumerate(patterns)), re.IGNORECASE
+        "|".join(f"(?:{fold_pattern(p).replace('(?P<n>', f'(?P<n{i}>')})" for i, p in enumerate(patterns)),
+        re.IGNORECASE,
     )
 
 
