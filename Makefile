@@ -5,7 +5,7 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: dev test lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock
+.PHONY: dev test lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock train eval
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,14 @@ typecheck: $(BIN)/.installed
 
 unit: $(BIN)/.installed
 	$(BIN)/pytest tests/unit
+
+# The judges' local models, trained from eval/<judge>/train.jsonl, byte for byte the same on every run
+# (docs/judges.md); `make eval` measures them on the held-back test splits.
+train: $(BIN)/.installed
+	$(BIN)/python -m persona_rails_dev.train
+
+eval: $(BIN)/.installed
+	$(BIN)/rails eval
 
 # Regenerate docs/openapi/<function>.json after changing a route (the tests fail while one is stale).
 openapi: $(BIN)/.installed

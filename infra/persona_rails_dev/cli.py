@@ -7,6 +7,7 @@ rails token [--sub UUID]             a development JWT for the local stack
 rails db [--seed] [--stop]           start the embedded Postgres and apply migrations (or stop it)
 rails replay FUNCTION ID... | --all  recompute stored decisions with no network: identical, or a diff
 rails openapi [--check]              write (or check) docs/openapi/<function>.json
+rails eval [JUDGE ...]               measure the judges on their held-back test sets (docs/judges.md)
 
 Functions add their own commands through hooks (persona_rails_dev/hooks/<function>.py), e.g.
 `rails demo`, `rails weekly`, `rails summaries`.
@@ -21,6 +22,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from persona_rails_dev import event_fixtures, local_env
 from persona_rails_dev.arguments import user_id, uuid_argument
@@ -204,6 +206,17 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _register_extensions(commands: Any) -> None:
+    """`rails eval`, then each function's hook commands (persona_rails_dev/hooks)."""
+    from persona_rails_dev.evaluate.command import register
+
+    register(commands)
+    for function in functions().values():
+        hook = hook_for(function)
+        if hook is not None and hasattr(hook, "register"):
+            hook.register(commands, function)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rails", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -285,10 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     openapi.add_argument("--check", action="store_true", help="exit 1 if a committed document is stale")
     openapi.set_defaults(run=_openapi)
 
-    for function in functions().values():
-        hook = hook_for(function)
-        if hook is not None and hasattr(hook, "register"):
-            hook.register(commands, function)
+    _register_extensions(commands)
     return parser
 
 

@@ -1,0 +1,76 @@
+"""The labelled evaluation sets under eval/ (docs/judges.md): one folder per judgment, each with
+`train.jsonl` (what `make train` learns from, and tunes on by cross-validation) and `test.jsonl`
+(held back: written by another author, never trained or tuned on; `rails eval` reports on it).
+
+Every line is one item: its id, text, language (`zh`, `en` or `mixed`), the label its judgment
+needs, the situation it was written from and its author. Loading validates every line and names
+the file and line of anything wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ROOT = Path(__file__).resolve().parents[2] / "eval"
+SPLITS = ("train", "test")
+Language = Literal["zh", "en", "mixed"]
+LANGUAGES: tuple[Language, ...] = ("zh", "en", "mixed")
+
+
+class Item(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z]+-[a-z0-9]+-\d{4}$")
+    text: str = Field(min_length=1, max_length=400)
+    lang: Language
+    situation: str = Field(min_length=1, max_length=80)
+    author: str = Field(pattern=r"^[a-z0-9]+$")
+
+
+class EmergencyItem(Item):
+    emergency: bool
+
+
+class CategoryItem(Item):
+    category: Literal["work", "study", "mental_break", "emergency", "other"]
+
+
+class IntimacyItem(Item):
+    klass: Literal["friendly", "caring", "affectionate", "romantic", "sexual"] = Field(alias="class")
+    form: Literal["plain", "pinyin", "traditional", "slang"]
+
+
+class EvalSetError(ValueError):
+    pass
+
+
+T = TypeVar("T", bound=Item)
+
+
+def load(judgment: str, split: str, model: type[T]) -> list[T]:
+    return load_file(ROOT / judgment / f"{split}.jsonl", model)
+
+
+def load_file(path: Path, model: type[T], *, prefix: str = "") -> list[T]:
+    """A set's items; with `prefix`, a set of your own whose lines may lack `id` and `author`."""
+    items: list[T] = []
+    seen: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if prefix and isinstance(data, dict):
+                data = {"id": f"{prefix}-x-{number:04d}", "author": "x", "situation": "unknown", **data}
+            item = model.model_validate(data)
+        except (ValueError, ValidationError) as exc:
+            raise EvalSetError(f"{path}:{number}: {exc}") from exc
+        if item.id in seen:
+            raise EvalSetError(f"{path}:{number}: id {item.id} twice")
+        seen.add(item.id)
+        items.append(item)
+    return items

@@ -1,0 +1,55 @@
+"""The labelled sets are data worth measuring on: big enough, in every language, labelled with
+every class, and the held-back test split shares no text with the train split."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from persona_rails_dev import evalsets
+from persona_rails_dev.judges import NAMES, judge
+
+MINIMUM_ITEMS = 800
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_set_holds_at_least_800_items_in_every_language_and_label(name):
+    measured = judge(name)
+    items = [*measured.items("train"), *measured.items("test")]
+    assert len(items) >= MINIMUM_ITEMS
+    for split in evalsets.SPLITS:
+        cases = measured.cases(measured.items(split))
+        languages = Counter(case.item.lang for case in cases)
+        assert set(languages) == set(evalsets.LANGUAGES), (split, languages)
+        assert min(languages.values()) >= 30, (split, languages)
+        labels = {case.expected for case in cases}
+        assert labels == set(measured.labels), (split, labels)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_test_split_shares_no_text_with_the_train_split(name):
+    measured = judge(name)
+    train = {_normal(item.text) for item in measured.items("train")}
+    shared = [item.id for item in measured.items("test") if _normal(item.text) in train]
+    assert shared == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_test_split_was_written_by_an_author_of_its_own(name):
+    measured = judge(name)
+    train_authors = {item.author for item in measured.items("train")}
+    test_authors = {item.author for item in measured.items("test")}
+    assert train_authors.isdisjoint(test_authors)
+
+
+def test_a_broken_line_names_its_file_and_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": "ok text here", "lang": "zh", "emergency": true}\n{"text": 1}\n', encoding="utf-8")
+    with pytest.raises(evalsets.EvalSetError, match=r"bad.jsonl:2"):
+        evalsets.load_file(path, evalsets.EmergencyItem, prefix="own")

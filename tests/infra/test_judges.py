@@ -1,0 +1,54 @@
+"""The judges' figures hold from a fresh clone: `make train` reproduces the shipped models byte
+for byte, and `rails eval` meets the issue's targets and eval/floors.json on the test splits."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+
+import pytest
+
+from persona_rails_dev.evalsets import ROOT
+from persona_rails_dev.evaluate.command import run as run_eval
+from persona_rails_dev.evaluate.report import read_floors
+from persona_rails_dev.judges import NAMES
+from persona_rails_dev.train.__main__ import main as train_main
+from persona_rails_dev.train.specs import SPECS
+
+MAX_MODEL_BYTES = 5 * 1024 * 1024
+
+
+def test_make_train_reproduces_every_shipped_model_byte_for_byte(capsys):
+    assert train_main(["--check"]) == 0, capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_a_shipped_model_is_small_and_names_the_data_it_learned_from(name):
+    path = SPECS[name].path()
+    assert path.stat().st_size <= MAX_MODEL_BYTES
+    training = json.loads(path.read_text(encoding="utf-8"))["training"]
+    assert training["data"], "a model names the sets it learned from"
+    for data, sha256 in training["data"].items():
+        assert data.startswith("eval/")
+        assert data.endswith("/train.jsonl"), "never a test split"
+        assert sha256 == hashlib.sha256((ROOT.parent / data).read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rails_eval_meets_the_targets_and_the_floors_on_the_test_split(name, capsys):
+    args = argparse.Namespace(
+        judges=[name], split="test", json=False, no_transforms=False, write_floors=False, set=None
+    )
+    status = run_eval(args)
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"{name} on the test split" in out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_judge_has_floors_for_every_language(name):
+    floors = read_floors()[name]
+    for language in ("zh", "en", "mixed"):
+        assert any(key.startswith(f"languages.{language}.labels.") for key in floors)
+    assert any(key.startswith("transforms.") for key in floors)
