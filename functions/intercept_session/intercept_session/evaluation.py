@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from intercept_session.engine.model import Evaluation, EvaluationInput
 from intercept_session.engine.prompt import build_messages
 from intercept_session.engine.turn import LlmVerdict, TurnDecision, decide_turn, from_llm_reply
+from intercept_session.judges import judges
 from intercept_session.personas import Persona
-from intercept_session.urgency_config import urgency_rules
 from persona_rails.llm import StepResult, run_step
 from persona_rails.llm.tokens import count_tokens
 from persona_rails.settings import LlmSettings
@@ -30,4 +30,4 @@ def evaluate(settings: LlmSettings, persona: Persona, request: EvaluationInput) 
         # The offline evaluator runs inside decide_turn, so that a replay decides the same way.
         offline=lambda: None,
     )
-    return Outcome(decide_turn(request, persona, step.answer, urgency_rules()), step)
+    return Outcome(decide_turn(request, persona, step.answer, judges()), step)

@@ -36,11 +36,13 @@ LARGEST_FILLS: dict[str, object] = {
 
 class Persona(BasePersona):
     # The spec's four, then: `challenge_excess` opens a dialog after an emergency unlock past the
-    # weekly allowance; `emergency` answers an emergency allow (care, never a reproach); `delayed`
-    # answers a start before an accepted delay has run out.
+    # weekly allowance; `emergency` answers an emergency allow (care, never a reproach);
+    # `emergency_doubt` answers a reason that may be an emergency (the way to the emergency
+    # button); `delayed` answers a start before an accepted delay has run out.
     TEMPLATES: ClassVar = {
         **{name: DIALOG_FILLS for name in ("challenge", "deny", "delay", "allow", "challenge_excess")},
         "emergency": frozenset(),
+        "emergency_doubt": frozenset(),
         "delayed": frozenset({"minutes_left"}),
     }
     MESSAGE_LIMIT: ClassVar = MESSAGE_LIMIT

@@ -127,8 +127,8 @@ def insert_session(values: Row) -> Statement:
 
 _TURN_COLUMNS = (
     "reason_text, reason_category, ai_verdict, confidence, persona_response, appeal_used, emergency,"
-    " recommended_action, delay_minutes, justification, source, fallback_reason, model, latency_ms,"
-    " override_count_today, streak, text_fingerprint"
+    " emergency_suggested, recommended_action, delay_minutes, justification, source, fallback_reason,"
+    " model, latency_ms, override_count_today, streak, text_fingerprint"
 )
 _RECORD_COLUMNS = "engine_version, config_version, inputs, output, source, model, raw_reply"
 

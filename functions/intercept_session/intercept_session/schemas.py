@@ -214,6 +214,10 @@ class TurnResult(BaseModel):
     verdict_badge: Literal["red", "amber", "green"]
     delay_minutes: int | None
     emergency: bool
+    emergency_suggested: bool = Field(
+        description="the reason may be an emergency: the reply points to the emergency button, "
+        "which unlocks at once (show it prominently)"
+    )
     appeal_used: bool
     can_appeal: bool
     state: State

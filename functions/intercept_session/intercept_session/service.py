@@ -23,6 +23,7 @@ from intercept_session.engine.messages import (
 from intercept_session.engine.model import Decision, EvaluationInput, RuleContext, State, Trigger, Verdict
 from intercept_session.engine.turn import ENGINE_VERSION, turn_inputs
 from intercept_session.evaluation import evaluate
+from intercept_session.judges import judges
 from intercept_session.personas import Persona, persona_config, personas
 from intercept_session.schemas import (
     TIMESTAMP_TOLERANCE,
@@ -38,7 +39,6 @@ from intercept_session.schemas import (
     StillUnlocked,
     TurnResult,
 )
-from intercept_session.urgency_config import urgency_config
 from persona_rails.db import Database
 from persona_rails.errors import Conflict, Invalid, NotFound
 from persona_rails.idempotency import fingerprint, replay_or_conflict
@@ -251,6 +251,7 @@ def _turn_result(turn: Row, session: Row) -> TurnResult:
         verdict_badge=VERDICT_BADGE[Verdict(turn["ai_verdict"])],
         delay_minutes=turn["delay_minutes"],
         emergency=turn["emergency"],
+        emergency_suggested=turn["emergency_suggested"],
         appeal_used=turn["appeal_used"],
         can_appeal=state_machine.can_appeal(view),
         state=view.state,
@@ -325,8 +326,8 @@ def submit_turn(
     }
     record = {
         "engine_version": ENGINE_VERSION,
-        # Both files decide a turn: the personas' words and the urgency lexicon.
-        "config_version": f"{persona_config().version}+urgency@{urgency_config().version}",
+        # What decides a turn: the personas' words, the urgency lexicon and the local models.
+        "config_version": f"{persona_config().version}+{judges().version}",
         "inputs": turn_inputs(request, persona.key),
         "output": output,
         "source": step.source.value,

@@ -11,20 +11,19 @@ from functools import cache
 from pathlib import Path
 
 from intercept_session.engine.urgency import UrgencyLexicon, UrgencyRules, compile_rules
-from persona_rails.chinese import simplified_table, to_simplified
 from persona_rails.config import Artifact, ConfigError, load_artifact
+from persona_rails.folding import fold
 
 LEXICON_FILE = Path(__file__).with_name("config") / "urgency-lexicon.json"
 
 
 def load_lexicon(path: Path = LEXICON_FILE) -> Artifact[UrgencyLexicon]:
     artifact = load_artifact(path, UrgencyLexicon)
-    # The text is matched as Simplified Chinese: a Traditional phrase could never match.
+    # The text is matched folded (Simplified, ASCII, no spelled-out words): a phrase that folds
+    # to something else could never match.
     for json_path, phrase in artifact.value.phrases():
-        if to_simplified(phrase) != phrase:
-            raise ConfigError(
-                path, json_path, f"write '{phrase}' in Simplified Chinese: '{to_simplified(phrase)}'"
-            )
+        if fold(phrase) != phrase:
+            raise ConfigError(path, json_path, f"write '{phrase}' as it folds: '{fold(phrase)}'")
     return artifact
 
 
@@ -35,4 +34,4 @@ def urgency_config() -> Artifact[UrgencyLexicon]:
 
 @cache
 def urgency_rules() -> UrgencyRules:
-    return compile_rules(urgency_config().value, simplified_table())
+    return compile_rules(urgency_config().value)

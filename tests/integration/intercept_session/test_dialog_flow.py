@@ -37,7 +37,7 @@ def test_start_returns_the_persona_challenge_and_countdown(api, alice):
         "display_name": "理性导师",
         "avatar_asset_key": "avatars/rational-mentor.png",
         # 2: v2 gave every persona its emergency, challenge_excess and delayed lines.
-        "version": 2,
+        "version": 3,
     }
     assert body["challenge_message"] == "请告诉我你此刻的计划，我们一起评估是否合理。"
     assert body["countdown_seconds"] == 20
@@ -66,6 +66,7 @@ def test_a_reason_gets_a_verdict_filled_from_the_rule(api, alice):
         "verdict_badge": "amber",
         "delay_minutes": 10,
         "emergency": False,
+        "emergency_suggested": False,
         "appeal_used": False,
         "can_appeal": True,
         "state": "awaiting_decision",
@@ -249,7 +250,7 @@ def test_emergency_on_a_closed_session_is_409(api, alice):
 def test_urgent_keywords_allow_with_the_emergency_flag(api, alice):
     user, rule = alice
     sid = start(api, user, rule, trigger="blocked_window")
-    body = reason(api, user, sid, "楼里火警响了，要看物业群的通知").body
+    body = reason(api, user, sid, "家里着火了，快帮我叫119").body
     assert body["ai_verdict"] == "allow"
     assert body["emergency"] is True
     assert body["reason_category"] == "emergency"

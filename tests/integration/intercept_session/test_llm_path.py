@@ -140,7 +140,8 @@ def test_valid_reply_decides_the_turn_and_is_stored(dialog: Dialog):
     assert row["source"] == "llm"
     assert row["fallback_reason"] is None
     assert row["model"] == "test-model-2024-11-20"  # what the server says answered, not what we asked
-    assert row["justification"] == "llm: 只是无聊，但今天的任务已完成"
+    # The emergency judge's word follows the LLM's, in numbers and lexicon words only.
+    assert row["justification"] == "llm: 只是无聊，但今天的任务已完成 | emergency scorer 0.00: none"
     assert (row["ai_verdict"], row["reason_category"]) == ("allow", "other")
     assert float(row["confidence"]) == pytest.approx(0.42)
     assert row["latency_ms"] >= 0
@@ -359,7 +360,8 @@ def test_urgent_keyword_overrules_the_llm(dialog: Dialog, llm_verdict: str, llm_
     row = dialog.turn(session_id)
     assert (row["source"], row["ai_verdict"], row["emergency"]) == ("llm", "allow", True)
     assert float(row["confidence"]) == pytest.approx(max(llm_confidence, 0.9))
-    assert row["justification"] == "llm: sounds like an excuse | urgent keyword 医院: allow"
+    assert row["justification"].startswith("llm: sounds like an excuse | emergency scorer 0.")
+    assert row["justification"].endswith(": emergency; urgent keyword 医院: allow")
 
 
 def close_with_override(dialog: Dialog, user: AppUser, rule: dict[str, Any]) -> None:
@@ -404,10 +406,11 @@ def test_overrides_today_downgrade_an_llm_allow(
     row = dialog.turn(session_id)
     assert (row["source"], row["ai_verdict"], row["override_count_today"]) == ("llm", expected, overrides)
     if expected == "allow":
-        assert row["justification"] == "llm: reason accepted"
+        assert row["justification"] == "llm: reason accepted | emergency scorer 0.00: none"
     else:
         assert row["justification"] == (
-            f"llm: reason accepted | {overrides} overrides today: allow downgraded to {expected}"
+            "llm: reason accepted | emergency scorer 0.00: none"
+            f" | {overrides} overrides today: allow downgraded to {expected}"
         )
 
 
@@ -444,5 +447,5 @@ def test_appeal_sends_both_texts_as_data_and_uses_the_llm_answer(dialog: Dialog)
     row = dialog.turn(session_id, 2)
     assert (row["source"], row["ai_verdict"], row["reason_category"]) == ("llm", "delay", "study")
     assert (row["appeal_used"], row["model"], row["fallback_reason"]) == (True, FAKE_MODEL, None)
-    assert row["justification"] == "llm: homework video, timed"
+    assert row["justification"] == "llm: homework video, timed | emergency scorer 0.00: none"
     assert float(row["confidence"]) == pytest.approx(0.66)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from intercept_session.engine.turn import ENGINE_VERSION
+from intercept_session.judges import judges
 from intercept_session.personas import persona_config
-from intercept_session.urgency_config import urgency_config
 from persona_rails.db import DbError
 from persona_rails.decisions import DecisionRecord, diff, load_record
 from tests.support.dialog import BORED, reason, start
@@ -130,7 +130,7 @@ def test_the_interception_turn_stores_its_record_and_it_loads(api, db, users):
     assert (record.subject_type, record.subject_id) == ("intercept_turn", str(turn_row["id"]))
     assert (record.engine_version, record.config_version) == (
         ENGINE_VERSION,
-        f"{persona_config().version}+urgency@{urgency_config().version}",
+        f"{persona_config().version}+{judges().version}",
     )
     assert (record.source, record.model, record.raw_reply, record.seed) == ("offline", None, None, None)
     assert record.inputs["reason_text"] == BORED

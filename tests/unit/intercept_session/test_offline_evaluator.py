@@ -1,23 +1,32 @@
-"""The deterministic evaluator: bilingual classification, rule-aware verdicts, calibrated confidence."""
+"""The deterministic evaluator: the category scorer, rule-aware verdicts, the scorer's confidence.
+
+How well the shipped category model classifies text it was not trained on is measured by `rails
+eval category` (tests/infra/test_judges_eval.py); these tests pin the mechanism and plain cases."""
 
 import pytest
 
 from intercept_session.engine import offline_evaluator
+from intercept_session.engine.emergency import EmergencyJudgment, Finding, judge_emergency
 from intercept_session.engine.model import Category, EvaluationInput, RuleContext, Trigger, Verdict
-from intercept_session.engine.offline_evaluator import is_specific
+from intercept_session.engine.offline_evaluator import category_features, is_specific
 from intercept_session.engine.urgency import urgent_keywords
+from intercept_session.judges import category_model, emergency_model
 from intercept_session.urgency_config import urgency_rules
 
 RULE = RuleContext("工作日禁止刷短视频", "抖音", "今天的周报", 45, 10)
 
 
+def judged(text: str) -> EmergencyJudgment:
+    return judge_emergency(text, urgency_rules(), emergency_model())
+
+
 def classify(text: str):
-    return offline_evaluator.classify(text, urgency_rules())
+    return offline_evaluator.classify(text, category_model(), judged(text))
 
 
 def evaluate(text: str, trigger: Trigger = Trigger.QUOTA_EXCEEDED, **kwargs):
     request = EvaluationInput(text, trigger, RULE, streak=2, override_count_today=0, **kwargs)
-    return offline_evaluator.evaluate_offline(request, urgency_rules())
+    return offline_evaluator.evaluate_offline(request, category_model(), judged(request.full_text))
 
 
 @pytest.mark.parametrize(
@@ -52,7 +61,7 @@ def test_english_keywords_match_whole_words_only():
     [
         ("老板让我10分钟内回复客户的消息，很急", Trigger.QUOTA_EXCEEDED, Verdict.ALLOW),
         ("老板让我10分钟内回复客户的消息，很急", Trigger.BLOCKED_WINDOW, Verdict.DELAY),
-        ("工作上有点事情要看一下", Trigger.QUOTA_EXCEEDED, Verdict.DELAY),
+        ("同事在工作群里问我项目的事，要看一下", Trigger.QUOTA_EXCEEDED, Verdict.DELAY),
         ("今天太累了，想放松一下", Trigger.QUOTA_EXCEEDED, Verdict.DELAY),
         ("今天太累了，想放松一下", Trigger.COOLDOWN_ACTIVE, Verdict.DENY),
         ("就是想看看有什么好玩的", Trigger.QUOTA_EXCEEDED, Verdict.DENY),
@@ -70,18 +79,28 @@ def test_specificity_needs_a_number_or_time_and_some_length():
     assert not is_specific("有点工作上的事情需要处理一下看看")
 
 
-def test_confidence_is_bounded_and_grows_with_evidence():
+def test_confidence_is_the_scorer_s_probability_bounded():
     weak = evaluate("工作上有点事情需要处理").confidence
     strong = evaluate("老板让我开会前把项目报告邮件发给客户").confidence
-    assert 0.5 <= weak < strong <= 0.95
+    assert 0.2 <= weak < strong <= 0.95
+    assert "offline: work (" in evaluate("老板让我开会前把项目报告邮件发给客户").justification
 
 
-def test_confidence_for_no_keywords_is_fixed_and_calibrated_by_length():
-    assert evaluate("就是想看看").confidence == 0.7
-    assert (
-        evaluate("就是想看看最近有什么新鲜的东西，随便刷刷，没别的原因，也不知道为什么就是想打开").confidence
-        == 0.6
-    )
+def test_the_category_is_emergency_only_when_the_judge_finds_one():
+    text = "我妈在医院，需要马上联系"
+    model = category_model()
+    none = EmergencyJudgment(Finding.NONE, 0.1, "scorer 0.10: none")
+    doubt = EmergencyJudgment(Finding.DOUBT, 0.5, "scorer 0.50: doubt")
+    found = EmergencyJudgment(Finding.EMERGENCY, 0.9, "scorer 0.90: emergency")
+    assert offline_evaluator.classify(text, model, found)[0] is Category.EMERGENCY
+    assert offline_evaluator.classify(text, model, none)[0] is not Category.EMERGENCY
+    assert offline_evaluator.classify(text, model, doubt)[0] is not Category.EMERGENCY
+
+
+def test_the_keyword_counts_are_read_on_the_folded_text():
+    assert category_features("老板要我交报告") == {"keywords_work": 2.0}
+    assert category_features("老 板 要 我 交 报 告") == {"keywords_work": 2.0}
+    assert category_features("ｍｙ ｂｏｓｓ needs the report") == {"keywords_work": 2.0}
 
 
 def test_evaluation_is_deterministic():
@@ -89,7 +108,7 @@ def test_evaluation_is_deterministic():
     assert evaluate(text) == evaluate(text)
 
 
-def test_appeal_is_judged_on_both_texts():
+def test_an_appeal_is_classified_by_what_it_says():
     first = evaluate("就是有点无聊，想刷一会儿")
     appeal = evaluate(
         "其实是老板让我下午3点前看完竞品视频，要写进报告",
@@ -130,5 +149,7 @@ def test_a_mention_that_is_not_urgent_is_no_emergency_category(text):
     assert evaluate(text, Trigger.BLOCKED_WINDOW).verdict is not Verdict.ALLOW
 
 
-def test_an_urgent_mention_beside_a_routine_one_is_an_emergency():
-    assert classify("我在医院上班，现在同事晕倒了")[0] is Category.EMERGENCY
+def test_an_emergency_in_the_first_reason_still_counts_on_the_appeal():
+    first = "我爸刚才晕倒了，叫不醒"
+    appeal = evaluate("真的很急，求你了", appeal_of=(first, Verdict.DENY))
+    assert appeal.category is Category.EMERGENCY

@@ -7,6 +7,7 @@ import pytest
 from intercept_session.engine.messages import (
     challenge_message,
     delayed_message,
+    emergency_doubt_message,
     emergency_message,
     verdict_message,
 )
@@ -160,8 +161,10 @@ def test_the_new_templates_fit_with_the_largest_fills_and_the_versions_moved():
     for key in SPEC_TEMPLATES:
         persona = catalog().get(key)
         assert len(delayed_message(persona, 120)) <= MESSAGE_LIMIT
-        assert persona.version >= 2
-    assert persona_config().human_version == "2026.11.2"
+        assert len(emergency_doubt_message(persona)) <= MESSAGE_LIMIT
+        assert "「紧急情况」" in emergency_doubt_message(persona)
+        assert persona.version >= 3
+    assert persona_config().human_version == "2026.11.3"
 
 
 def test_fit_refuses_a_template_that_cannot_fit():

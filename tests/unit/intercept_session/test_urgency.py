@@ -201,7 +201,7 @@ def _write(tmp_path: Path, document: dict[str, Any]) -> Path:
     [
         (lambda d: d["keywords"].remove("医院"), "$", "spec's urgent keywords ['医院']"),
         (lambda d: d["keywords"].append("火警"), "$", "keywords lists ['火警'] twice"),
-        (lambda d: d["keywords"].append("醫院"), "$.keywords[", "Simplified Chinese: '医院'"),
+        (lambda d: d["keywords"].append("醫院"), "$.keywords[", "as it folds: '医院'"),
         (lambda d: d["overridable"].append("negation"), "$", "cannot be overridable"),
         (lambda d: d["boosters"].append("昨天"), "$", "both a cue and a booster"),
         (lambda d: d["cues"][0].update(kind="sarcasm"), "$.cues[0].kind", "Input should be"),
@@ -223,10 +223,10 @@ def test_a_broken_lexicon_fails_at_load_naming_the_problem(tmp_path, mutate, jso
 def test_an_edited_lexicon_changes_the_rule_and_the_version(tmp_path):
     document = _document()
     document["version"] = "2099.1.1"
-    document["keywords"].append("蜂蜇")
+    document["keywords"].append("熊出没")
     artifact = load_lexicon(_write(tmp_path, document))
-    edited = compile_rules(artifact.value, {})
+    edited = compile_rules(artifact.value)
     assert artifact.version.startswith("2099.1.1+")
     assert artifact.version != urgency_config().version
-    assert is_urgent("被蜂蜇了", edited)
-    assert not is_urgent("被蜂蜇了", rules())
+    assert is_urgent("山路上熊出没了", edited)
+    assert not is_urgent("山路上熊出没了", rules())

@@ -147,6 +147,17 @@ class PhraseMatcher:
     chinese: tuple[str, ...]
     english: re.Pattern[str] | None
     by_spelling: dict[str, str]
+    # The Chinese phrases by their first character: a text is searched only for the phrases that
+    # start with one of its own characters (a few, not hundreds of `find` calls per clause).
+    chinese_by_first: dict[str, tuple[str, ...]]
+    # The English phrases' first words, lowercase: a text holding none of them skips the
+    # alternation, which costs a step per character per phrase (None: a phrase starts with a mark,
+    # and the alternation always runs).
+    english_first_words: frozenset[str] | None
+
+
+# A run of ASCII letters and digits: a word as the phrases' edges see it.
+_WORD = re.compile("[A-Za-z0-9]+")
 
 
 def _english_pattern(phrase: str) -> str:
@@ -166,10 +177,18 @@ def _spelling(text: str) -> str:
 @cache
 def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
     english = [phrase for phrase in phrases if _ASCII.match(phrase)]
+    chinese = tuple(phrase for phrase in phrases if not _ASCII.match(phrase))
+    by_first: dict[str, list[str]] = {}
+    for phrase in chinese:
+        by_first.setdefault(phrase[0], []).append(phrase)
+    firsts = [_WORD.match(phrase) for phrase in english]
+    first_words = None if not all(firsts) else frozenset(first.group().lower() for first in firsts if first)
     # Longest first, so that "right now" is reported rather than "now" inside it.
     alternatives = [_english_pattern(phrase) for phrase in sorted(english, key=len, reverse=True)]
     return PhraseMatcher(
-        chinese=tuple(phrase for phrase in phrases if not _ASCII.match(phrase)),
+        chinese=chinese,
+        chinese_by_first={first: tuple(group) for first, group in by_first.items()},
+        english_first_words=first_words,
         english=re.compile("|".join(alternatives)) if english else None,
         # Capitals-only phrases are spelled exactly; the others in lower case.
         by_spelling={phrase if phrase.isupper() else _spelling(phrase): phrase for phrase in english},
@@ -179,12 +198,17 @@ def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
 def find(text: str, matcher: PhraseMatcher) -> list[Hit]:
     """Every occurrence, Chinese and English alike, in text order."""
     hits = []
-    for phrase in matcher.chinese:
-        position = text.find(phrase)
-        while position >= 0:
-            hits.append(Hit(phrase, position, position + len(phrase)))
-            position = text.find(phrase, position + 1)
-    if matcher.english is not None:
+    by_first = matcher.chinese_by_first
+    for first in set(text).intersection(by_first):
+        for phrase in by_first[first]:
+            position = text.find(phrase)
+            while position >= 0:
+                hits.append(Hit(phrase, position, position + len(phrase)))
+                position = text.find(phrase, position + 1)
+    if matcher.english is not None and (
+        matcher.english_first_words is None
+        or not matcher.english_first_words.isdisjoint(_WORD.findall(text.lower()))
+    ):
         for match in matcher.english.finditer(text):
             typed = match.group(0)
             phrase = matcher.by_spelling.get(typed) or matcher.by_spelling[_spelling(typed)]

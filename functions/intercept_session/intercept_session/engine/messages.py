@@ -50,6 +50,12 @@ def emergency_message(persona: Persona) -> str:
     return fit(persona.templates["emergency"], {}, MESSAGE_LIMIT)
 
 
+def emergency_doubt_message(persona: Persona) -> str:
+    """What a reason that might be an emergency gets instead of a verdict's template: never a
+    refusal, and the way to the emergency button, which unlocks at once."""
+    return fit(persona.templates["emergency_doubt"], {}, MESSAGE_LIMIT)
+
+
 def delayed_message(persona: Persona, minutes_left: int) -> str:
     """A start before an accepted delay ends. Minutes are shown rounded up by the caller; a value
     outside 1..MAX_DELAY_MINUTES (a clock skew, a rounding edge) is clamped, never an error."""

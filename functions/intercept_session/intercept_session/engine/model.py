@@ -82,3 +82,5 @@ class Evaluation:
     category: Category
     justification: str
     emergency: bool = False
+    # The emergency judge could not rule an emergency out: the reply points to the emergency button.
+    emergency_doubt: bool = False

@@ -1,21 +1,24 @@
 """The deterministic evaluator: used when no LLM is configured and whenever the LLM fails.
 
-Category: bilingual keyword scores (urgent mentions weigh 3, others 1; a mention that is not
-urgent, such as "我在医院上班", scores nothing, see docs/emergencies.md). Verdict: from the
-category, the rule's trigger and how specific the reason is. Confidence: calibrated on the
-evidence, 0.5 plus up to 0.4 for the margin between the top two categories and 0.05 for a
-specific reason, so a lone weak keyword reads ~0.6 and a clear-cut reason ~0.9.
+Category: the category scorer, a logistic regression over the folded text's n-grams and the
+bilingual keyword counts (models/category.json, docs/judges.md), on the turn's own text (an
+appeal's, not the first reason's). `emergency` is the emergency judge's to give
+(engine/emergency.py, which reads both texts of an appeal): when the judge finds none, the
+scorer's best other category stands. Verdict: from the category, the rule's trigger and how
+specific the reason is. Confidence: the scorer's probability of the category, with 0.05 more for
+a specific reason.
 """
 
 from __future__ import annotations
 
 import re
 
+from intercept_session.engine.emergency import EmergencyJudgment
 from intercept_session.engine.keywords import CATEGORY_KEYWORDS, matches
 from intercept_session.engine.model import Category, Evaluation, EvaluationInput, Trigger, Verdict
-from intercept_session.engine.urgency import UrgencyRules, urgent_keywords
+from persona_rails.folding import fold
+from persona_rails.local_model import LocalModel
 
-URGENT_WEIGHT = 3.0
 # Numbers, clock times and durations ("10分钟", "3点", "5 min", "by 4pm") make a reason concrete.
 _SPECIFIC = re.compile(
     r"\d+\s*(分钟|小时|点|号|min|mins|minutes|hours?|pm|am)|\d{1,2}:\d{2}|(今天|明天|马上|today|tonight|now)",
@@ -24,23 +27,26 @@ _SPECIFIC = re.compile(
 _SPECIFIC_MIN_LENGTH = 16
 
 
-def category_scores(text: str, urgency: UrgencyRules) -> dict[Category, float]:
-    scores = {category: float(len(matches(text, words))) for category, words in CATEGORY_KEYWORDS.items()}
-    scores[Category.EMERGENCY] = URGENT_WEIGHT * len(urgent_keywords(text, urgency))
-    return scores
+def category_features(text: str) -> dict[str, float]:
+    """The keyword counts the category scorer weighs beside the n-grams."""
+    folded = fold(text)
+    return {
+        f"keywords_{category.value}": float(found)
+        for category, words in CATEGORY_KEYWORDS.items()
+        if (found := len(matches(folded, words)))
+    }
 
 
-def classify(text: str, urgency: UrgencyRules) -> tuple[Category, float]:
-    """The top category and the evidence margin (0..1) over the runner-up."""
-    scores = category_scores(text, urgency)
-    # Ties resolve in a fixed order: the more serious reading first.
-    order = [Category.EMERGENCY, Category.WORK, Category.STUDY, Category.MENTAL_BREAK]
-    ranked = sorted(order, key=lambda category: -scores[category])
-    top, runner_up = ranked[0], ranked[1]
-    if scores[top] == 0:
-        return Category.OTHER, 0.0
-    margin = (scores[top] - scores[runner_up]) / (scores[top] + 1.0)
-    return top, round(margin + (1 - margin) * min(scores[top], 3) / 6, 3)
+def classify(text: str, model: LocalModel, judgment: EmergencyJudgment) -> tuple[Category, float]:
+    """The most probable category the judgment allows, and its probability."""
+    probabilities = model.probabilities(text, category_features(text))
+    if judgment.emergency:
+        return Category.EMERGENCY, probabilities[Category.EMERGENCY.value]
+    name, probability = max(
+        ((name, p) for name, p in probabilities.items() if name != Category.EMERGENCY.value),
+        key=lambda item: item[1],
+    )
+    return Category(name), probability
 
 
 def is_specific(text: str) -> bool:
@@ -63,19 +69,16 @@ def _verdict(category: Category, trigger: Trigger, specific: bool) -> tuple[Verd
     return Verdict.DENY, "no recognisable need that outweighs the rule"
 
 
-def evaluate_offline(request: EvaluationInput, urgency: UrgencyRules) -> Evaluation:
-    text = request.full_text
-    category, margin = classify(text, urgency)
+def evaluate_offline(request: EvaluationInput, model: LocalModel, judgment: EmergencyJudgment) -> Evaluation:
+    # An appeal is classified by what it says (the judgment has read both texts already): the
+    # first reason's words would drown the need the appeal now states.
+    category, probability = classify(request.reason_text, model, judgment)
     specific = is_specific(request.reason_text)
     verdict, why = _verdict(category, request.trigger, specific)
-    if category is Category.OTHER:
-        # No keyword at all: confident the reason is weak, more so when it is also short.
-        confidence = 0.7 if len(text) < 30 else 0.6
-    else:
-        confidence = 0.5 + 0.4 * margin + (0.05 if specific else 0.0)
+    confidence = probability + (0.05 if specific and category is not Category.OTHER else 0.0)
     return Evaluation(
         verdict=verdict,
         confidence=round(min(confidence, 0.95), 3),
         category=category,
-        justification=f"offline: {category.value}; {why}",
+        justification=f"offline: {category.value} ({probability:.2f}); {why}",
     )

@@ -1,9 +1,11 @@
 """One evaluation turn, decided purely from its inputs: what replaying a stored turn recomputes.
 
-The verdict comes from the LLM's reply when one was used (`from_llm_reply`), else from the
-offline evaluator; the spec's heuristics follow either way, then the persona's message: the
-emergency line when the heuristics found an urgent mention, else the verdict's template. No I/O,
-no clock, no configuration read here: the persona and the urgency rules are arguments.
+The emergency judge reads the text first (engine/emergency.py). The verdict comes from the
+LLM's reply when one was used (`from_llm_reply`), else from the offline evaluator; the spec's
+heuristics follow either way, then the persona's message: the emergency line when the judge found
+an emergency, the pointer to the emergency button when it could not rule one out, else the
+verdict's template. No I/O, no clock, no configuration read here: the persona, the urgency rules
+and the local models are arguments.
 """
 
 from __future__ import annotations
@@ -13,8 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from intercept_session.engine.emergency import judge_emergency
 from intercept_session.engine.heuristics import apply_heuristics
-from intercept_session.engine.messages import RECOMMENDED_ACTION, emergency_message, verdict_message
+from intercept_session.engine.messages import (
+    RECOMMENDED_ACTION,
+    emergency_doubt_message,
+    emergency_message,
+    verdict_message,
+)
 from intercept_session.engine.model import (
     Category,
     Evaluation,
@@ -27,11 +35,13 @@ from intercept_session.engine.model import (
 from intercept_session.engine.offline_evaluator import evaluate_offline
 from intercept_session.engine.urgency import UrgencyRules
 from intercept_session.personas import Persona
+from persona_rails.local_model import LocalModel
 
 # Bump when a change here (or in the heuristics, keywords, urgency rule, offline evaluator or
 # messages) can change what a stored turn would be decided as: replays then say which engine
-# decided it. /2: the urgency rule (docs/emergencies.md) and the emergency line.
-ENGINE_VERSION = "intercept-turn/2"
+# decided it. /2: the urgency rule (docs/emergencies.md) and the emergency line. /3: text folding,
+# the emergency judge and the category scorer (docs/judges.md), the emergency-button reply.
+ENGINE_VERSION = "intercept-turn/3"
 JUSTIFICATION_LIMIT = 300
 STORED_JUSTIFICATION_LIMIT = 600
 
@@ -57,6 +67,20 @@ def from_llm_reply(answer: LlmVerdict) -> Evaluation:
 
 
 @dataclass(frozen=True)
+class Judges:
+    """What judges a reason besides the LLM: the urgency rule and the two local models."""
+
+    urgency: UrgencyRules
+    emergency: LocalModel
+    category: LocalModel
+
+    @property
+    def version(self) -> str:
+        """The versions a decision record keeps: a replay knows whether it runs the same judges."""
+        return f"urgency@{self.urgency.version}+{self.emergency.id}+{self.category.id}"
+
+
+@dataclass(frozen=True)
 class TurnDecision:
     evaluation: Evaluation
     persona_response: str
@@ -70,6 +94,7 @@ class TurnDecision:
             "reason_category": self.evaluation.category.value,
             "confidence": self.evaluation.confidence,
             "emergency": self.evaluation.emergency,
+            "emergency_suggested": self.evaluation.emergency_doubt,
             "justification": self.evaluation.justification[:STORED_JUSTIFICATION_LIMIT],
             "persona_response": self.persona_response,
             "recommended_action": self.recommended_action.value,
@@ -78,16 +103,23 @@ class TurnDecision:
 
 
 def decide_turn(
-    request: EvaluationInput, persona: Persona, llm_answer: Evaluation | None, urgency: UrgencyRules
+    request: EvaluationInput, persona: Persona, llm_answer: Evaluation | None, judges: Judges
 ) -> TurnDecision:
-    evaluation = llm_answer if llm_answer is not None else evaluate_offline(request, urgency)
-    final = apply_heuristics(evaluation, request.full_text, request.override_count_today, urgency)
+    judgment = judge_emergency(request.full_text, judges.urgency, judges.emergency)
+    evaluation = (
+        llm_answer if llm_answer is not None else evaluate_offline(request, judges.category, judgment)
+    )
+    final = apply_heuristics(evaluation, judgment, request.override_count_today)
     verdict = final.verdict
+    if final.emergency:
+        response = emergency_message(persona)
+    elif final.emergency_doubt:
+        response = emergency_doubt_message(persona)
+    else:
+        response = verdict_message(persona, verdict, request.rule)
     return TurnDecision(
         evaluation=final,
-        persona_response=(
-            emergency_message(persona) if final.emergency else verdict_message(persona, verdict, request.rule)
-        ),
+        persona_response=response,
         recommended_action=RECOMMENDED_ACTION[verdict],
         delay_minutes=request.rule.delay_minutes if verdict is Verdict.DELAY else None,
     )

@@ -11,15 +11,15 @@ keyword mention is urgent unless a cue applies to it:
   overridable kind (past, routine, talking-about) cancels that cue: the text has turned to now.
   Negation and hypothetical cues are never cancelled ("不需要马上去医院" stays negated).
 
-The text is matched as Simplified Chinese with full-width ASCII read as ASCII, so the lexicon is
-written once; both mappings keep every character's position. Pure: the lexicon and the
-Traditional → Simplified table arrive as arguments.
+The text is matched in its folded form (persona_rails.folding: Simplified Chinese, full-width as
+ASCII, look-alike letters as Latin, a word spelled out or broken up by separators joined), so
+the lexicon is written once and the spellings that dodge it are read too. Pure: the lexicon
+arrives as an argument.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated
@@ -27,6 +27,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from intercept_session.engine.keywords import Hit, PhraseMatcher, find, phrase_matcher
+from persona_rails.folding import fold
 
 # The spec's own urgent keywords (LLM Decision Logic): the lexicon may add to them, never drop one.
 SPEC_KEYWORDS = frozenset({"火警", "医院", "emergency"})
@@ -78,13 +79,16 @@ class UrgencyLexicon(BaseModel):
     not_cues: list[Phrase]
     clause_breaks: list[Phrase]
     cues: list[CueGroup] = Field(min_length=1)
+    # Exaggeration and entertainment ("笑死", "went live", "flash sale"): no rule of their own, a
+    # feature the emergency scorer weighs (engine/emergency.py).
+    hyperbole: list[Phrase] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> UrgencyLexicon:
         missing = sorted(SPEC_KEYWORDS - set(self.keywords))
         if missing:
             raise ValueError(f"the spec's urgent keywords {missing} are missing")
-        for name in ("keywords", "boosters", "not_cues", "clause_breaks"):
+        for name in ("keywords", "boosters", "not_cues", "clause_breaks", "hyperbole"):
             values: list[str] = getattr(self, name)
             duplicates = sorted({value for value in values if values.count(value) > 1})
             if duplicates:
@@ -106,7 +110,7 @@ class UrgencyLexicon(BaseModel):
         """(JSON path, phrase) for every phrase, for checks made where the lexicon is loaded."""
         found = [
             (f"$.{name}[{index}]", phrase)
-            for name in ("keywords", "boosters", "not_cues", "clause_breaks")
+            for name in ("keywords", "boosters", "not_cues", "clause_breaks", "hyperbole")
             for index, phrase in enumerate(getattr(self, name))
         ]
         for group_index, group in enumerate(self.cues):
@@ -117,13 +121,6 @@ class UrgencyLexicon(BaseModel):
         return found
 
 
-# Full-width ASCII (Ａ-ｚ, ！, ，) and the ideographic space read as their ASCII forms; curly quotes
-# as straight ones ("don’t" is "don't"). One character for one, like the Simplified table.
-_WIDTH = {code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)} | {
-    0x3000: " ",
-    0x2018: "'",
-    0x2019: "'",
-}
 _PUNCTUATION = r"[,!?;:，。！？；：、…~～|\n\r\t]|\.(?!\d)"
 _TOKEN = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -142,23 +139,22 @@ class UrgencyRules:
     """The lexicon compiled for matching; built once per cold start (see urgency_config.py)."""
 
     version: str
-    table: Mapping[int, str]
     breaks: re.Pattern[str]
     keywords: PhraseMatcher
     boosters: PhraseMatcher
     masks: PhraseMatcher
     overridable: frozenset[CueKind]
     groups: tuple[_Group, ...]
+    hyperbole: PhraseMatcher
 
 
-def compile_rules(lexicon: UrgencyLexicon, simplified: Mapping[int, str]) -> UrgencyRules:
+def compile_rules(lexicon: UrgencyLexicon) -> UrgencyRules:
     words = phrase_matcher(tuple(lexicon.clause_breaks))
     alternatives = [_PUNCTUATION, *(re.escape(word) for word in words.chinese)]
     if words.english is not None:
         alternatives.append(words.english.pattern)
     return UrgencyRules(
         version=lexicon.version,
-        table={**simplified, **_WIDTH},
         breaks=re.compile("|".join(alternatives)),
         keywords=phrase_matcher(tuple(lexicon.keywords)),
         boosters=phrase_matcher(tuple(lexicon.boosters)),
@@ -175,6 +171,7 @@ def compile_rules(lexicon: UrgencyLexicon, simplified: Mapping[int, str]) -> Urg
             )
             for group in lexicon.cues
         ),
+        hyperbole=phrase_matcher(tuple(lexicon.hyperbole)),
     )
 
 
@@ -217,12 +214,8 @@ class Mention:
         return f"urgent keyword {self.keyword}"
 
 
-def normalize(text: str, rules: UrgencyRules) -> str:
-    return text.translate(rules.table)
-
-
 def clauses(text: str, rules: UrgencyRules) -> list[tuple[int, int]]:
-    """The (start, end) of each clause of an already normalized text."""
+    """The (start, end) of each clause of an already folded text."""
     spans, start = [], 0
     for cut in rules.breaks.finditer(text):
         if cut.start() > start:
@@ -248,6 +241,9 @@ def _applies(group: _Group, cue: Hit, keyword: Hit, clause: str) -> _Applied | N
     if group.keywords is not None and keyword.phrase not in group.keywords:
         return None
     if cue.overlaps(keyword):
+        if keyword.start <= cue.start and cue.end <= keyword.end:
+            # The keyword holds the cue: "not" in "not breathing" negates nothing.
+            return None
         # "ER nurse": the cue holds the keyword itself.
         gap = (keyword.start, keyword.start)
     elif cue.end <= keyword.start and group.side is not Side.AFTER:
@@ -286,27 +282,58 @@ def _judge(
     return Mention(keyword.phrase, keyword.start, keyword.end)
 
 
-def urgent_mentions(text: str, rules: UrgencyRules) -> list[Mention]:
-    """Every mention of an urgent keyword, urgent or not, in text order."""
-    normalized = normalize(text, rules)
-    mentions = []
-    for start, end in clauses(normalized, rules):
-        clause = normalized[start:end]
-        keywords = find(clause, rules.keywords)
-        if not keywords:
-            continue
-        masks = find(clause, rules.masks)
+@dataclass(frozen=True)
+class Reading:
+    """What the rule reads in a text: every keyword mention with its verdict, and which cues,
+    boosters and hyperbole appear anywhere (the emergency scorer's rule features)."""
+
+    mentions: tuple[Mention, ...]
+    cues: frozenset[CueKind]
+    booster: bool
+    hyperbole: bool
+
+
+def _within(hits: list[Hit], start: int, end: int) -> list[Hit]:
+    """The hits inside text[start:end], with offsets into that clause."""
+    return [
+        Hit(hit.phrase, hit.start - start, hit.end - start)
+        for hit in hits
+        if start <= hit.start and hit.end <= end
+    ]
+
+
+def read(text: str, rules: UrgencyRules) -> Reading:
+    folded = fold(text)
+    mentions: list[Mention] = []
+    kinds: set[CueKind] = set()
+    booster = False
+    # Each list is searched for once in the whole text, and its hits shared out among the
+    # clauses (a hit across a clause break belongs to none, as if each clause were searched).
+    all_masks = find(folded, rules.masks)
+    all_cues = [(group, find(folded, group.matcher)) for group in rules.groups]
+    all_boosters = find(folded, rules.boosters)
+    all_keywords = find(folded, rules.keywords)
+    for start, end in clauses(folded, rules):
+        clause = folded[start:end]
+        masks = _within(all_masks, start, end)
         cues = [
             (group, hit)
-            for group in rules.groups
-            for hit in find(clause, group.matcher)
+            for group, hits in all_cues
+            for hit in _within(hits, start, end)
             if not any(mask.start <= hit.start and hit.end <= mask.end for mask in masks)
         ]
-        boosters = find(clause, rules.boosters)
-        for keyword in keywords:
+        kinds.update(group.kind for group, _ in cues)
+        boosters = _within(all_boosters, start, end)
+        booster = booster or bool(boosters)
+        for keyword in _within(all_keywords, start, end):
             mention = _judge(keyword, clause, cues, boosters, rules)
             mentions.append(replace(mention, start=start + mention.start, end=start + mention.end))
-    return mentions
+    return Reading(tuple(mentions), frozenset(kinds), booster, bool(find(folded, rules.hyperbole)))
+
+
+def urgent_mentions(text: str, rules: UrgencyRules) -> list[Mention]:
+    """Every mention of an urgent keyword, urgent or not, in the order of the folded text."""
+    return list(read(text, rules).mentions)
 
 
 def is_urgent(text: str, rules: UrgencyRules) -> bool:
