@@ -50,13 +50,30 @@ def evaluate(
     return Evaluation(result, decide([judged.label]))
 
 
-def may_reuse(earlier: dict[str, Any], text: str, *, stage: int, policy: Policy, lexicon: Lexicon) -> bool:
-    """Reuse saves the model calls; it never overrides what the rules see in the new text.
+def may_reuse(
+    earlier: dict[str, Any],
+    *,
+    folded_hash: str,
+    computed: Evaluation,
+    llm_asked: bool,
+    stage: int,
+    policy: Policy,
+    lexicon: Lexicon,
+    text: str,
+) -> bool:
+    """Reuse saves the LLM call; it never overrides what any source would see in the new text.
 
-    A long text with a few words appended can be as similar as 0.99 to the earlier one, so the
-    earlier label stands only if the new text has the same rule score (the same lexicon hits)
-    and no word forbidden at this stage."""
-    if rule_score(text, lexicon).score != earlier.get("rule_score"):
+    An earlier decision stands for the same text after folding. For any other text, however
+    similar (a long text with a disarming sentence appended can be 0.99 similar), it stands only
+    if no LLM scored it or would score this one, and the rule and the local model score the new
+    text exactly as they scored the old (so the decision would be the same), with no word
+    forbidden at this stage."""
+    if earlier.get("folded_hash") == folded_hash:
+        return True
+    if llm_asked or earlier.get("third_party_score") is not None:
+        return False
+    sources = computed.result.sources
+    if (sources.rule, sources.local_model) != (earlier.get("rule_score"), earlier.get("local_score")):
         return False
     return policy is not Policy.STAGE_AWARE or not forbidden_words(text, stage, lexicon)
 

@@ -1,8 +1,9 @@
 """The intimacy plugin's I/O around its pure scoring (spec §11–§17).
 
 First short transaction: the nearest earlier check (same user, stage, policy version and
-embedder) and the cached LLM score, read together. Then, with no transaction open, reuse or
-the models: the rules, the local model hook and the third-party LLM. The rows (the check, its
+embedder) and the cached LLM score, read together. Then, with no transaction open: the rules and
+the local model score the text, an earlier decision is reused only where no source would see a
+difference (intimacy.may_reuse), and otherwise the third-party LLM is asked. The rows (the check, its
 decision record, a new LLM score) are written by the service with every plugin's, in one
 transaction. Retrieval that fails degrades to computing the scores (§11); an LLM that fails
 degrades to no third-party score (§17.4).
@@ -14,10 +15,12 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from persona_rails.db import DbError
+from persona_rails.folding import fold
 from persona_rails.identity import Caller
 from persona_rails.moderation import repository
 from persona_rails.moderation.embedding import Embedding, embed
 from persona_rails.moderation.intimacy import Evaluation, evaluate, may_reuse, reused
+from persona_rails.moderation.local_scorer import local_model_score
 from persona_rails.moderation.plugins import PluginRun, Statement
 from persona_rails.moderation.schemas import CheckRequest, CheckResponse
 from persona_rails.moderation.scoring import ENGINE_VERSION
@@ -39,8 +42,9 @@ class IntimacyPlugin:
 
         service, profile = self.service, request.context.profile
         stage, policy, text = profile.intimacy_stage, request.policy, request.text
-        version = policy_version(policy, service.lexicon)
+        version = policy_version(policy, service.lexicon, service.local_model)
         digest = text_hash(text)
+        folded = text_hash(fold(text))
         embedding = embed(
             text,
             model=service.settings.embedding_model,
@@ -50,25 +54,47 @@ class IntimacyPlugin:
         )
         earlier, cached = self._recall(caller, embedding, digest=digest, stage=stage, version=version)
 
+        lexicon = service.lexicon.value
+        model = service.local_model
+        local_score = local_model_score(model, text, lexicon) if model is not None else None
+        computed = evaluate(
+            text,
+            stage=stage,
+            policy=policy,
+            lexicon=lexicon,
+            local_model_score=local_score,
+            third_party_score=None,
+        )
         third: ThirdPartyScore | None = None
         third_fault: str | None = None
         outcome: Evaluation | None = None
         if (
             earlier is not None
             and earlier["similarity"] >= service.settings.retrieval_threshold
-            and may_reuse(earlier, text, stage=stage, policy=policy, lexicon=service.lexicon.value)
+            and may_reuse(
+                earlier,
+                folded_hash=folded,
+                computed=computed,
+                llm_asked=service.llm_asked,
+                stage=stage,
+                policy=policy,
+                lexicon=lexicon,
+                text=text,
+            )
         ):
             outcome = reused(earlier)
         if outcome is None:
             third, third_fault = (cached, None) if cached else self._third_party(text, stage, profile.persona)
-            outcome = evaluate(
-                text,
-                stage=stage,
-                policy=policy,
-                lexicon=service.lexicon.value,
-                local_model_score=service.local_model(text, request.context),
-                third_party_score=third.score if third else None,
-            )
+            outcome = computed
+            if third is not None:
+                outcome = evaluate(
+                    text,
+                    stage=stage,
+                    policy=policy,
+                    lexicon=lexicon,
+                    local_model_score=local_score,
+                    third_party_score=third.score,
+                )
         result = outcome.result
         source = "retrieval" if result.reused else ("llm" if third else "offline")
         inputs = {
@@ -80,6 +106,7 @@ class IntimacyPlugin:
             "profile_version": request.context.profile_version,
             "embedder": embedding.embedder,
             "local_model_score": result.sources.local_model,
+            "local_model": service.local_model.id if service.local_model else None,
             # Why the LLM gave no score when it was asked (timeout, malformed ...): the reply
             # itself is kept only when it gave one.
             "third_party_fault": third_fault,
@@ -94,6 +121,7 @@ class IntimacyPlugin:
                     {
                         "id": str(check_id),
                         "text_hash": digest,
+                        "folded_hash": folded,
                         "stage": stage,
                         "policy": str(policy),
                         "policy_version": version,
@@ -159,7 +187,7 @@ class IntimacyPlugin:
         earlier = _jsonable(nearest[0]) if nearest else None
         cached = (
             ThirdPartyScore(float(cache_rows[0]["score"]), cache_rows[0]["model"], cache_rows[0]["raw_reply"])
-            if cache_rows and service.settings.llm_score and service.llm.configured
+            if cache_rows and service.llm_asked
             else None
         )
         return earlier, cached
@@ -167,7 +195,7 @@ class IntimacyPlugin:
     def _third_party(self, text: str, stage: int, persona: str) -> tuple[ThirdPartyScore | None, str | None]:
         """The LLM's score, or None and the fault that stopped it (§17.4: the check goes on)."""
         service = self.service
-        if not (service.settings.llm_score and service.llm.configured):
+        if not service.llm_asked:
             return None, None
         try:
             return get_intimacy_score(service.llm, text, stage=stage, persona=persona), None

@@ -7,6 +7,7 @@ start with the file and JSON path. The scoring functions receive the loaded valu
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +15,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from persona_rails.config import Artifact, load_artifact
+from persona_rails.folding import fold, fold_pattern
 
 LEXICON_FILE = Path(__file__).with_name("config") / "intimacy.json"
 STAGES = (1, 2, 3, 4, 5)
@@ -66,6 +68,64 @@ class Keywords(BaseModel):
     low: list[Keyword] = Field(min_length=1)
 
 
+class ScorerCues(BaseModel):
+    """Cue words the local model weighs as features (one count per group), beside its n-grams."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    comment: str | None = None
+    sexual: list[Keyword] = Field(min_length=1)
+    romantic: list[Keyword] = Field(min_length=1)
+    affection: list[Keyword] = Field(min_length=1)
+    care: list[Keyword] = Field(min_length=1)
+
+    def groups(self) -> dict[str, list[str]]:
+        return {
+            "sexual": self.sexual,
+            "romantic": self.romantic,
+            "affection": self.affection,
+            "care": self.care,
+        }
+
+
+@dataclass(frozen=True)
+class KeywordIndex:
+    """Keyword lists split once into their Chinese words (substrings of the folded text) and
+    their English ones (substrings of its casefolded form, tested only on a text holding a Latin
+    letter): the rule score's hot loop tests a word, not what kind of word it is."""
+
+    lists: tuple[tuple[tuple[str, ...], tuple[str, ...], dict[str, int]], ...]
+
+    @classmethod
+    def of(cls, lists: tuple[list[str], ...]) -> KeywordIndex:
+        return cls(
+            tuple(
+                (
+                    tuple(word for word in words if not word.isascii()),
+                    tuple(word for word in words if word.isascii()),
+                    {word: position for position, word in enumerate(words)},
+                )
+                for words in lists
+            )
+        )
+
+    def find(self, folded: str) -> tuple[tuple[str, ...], ...]:
+        """Each list's words present, in list order."""
+        lowered = folded.casefold() if _LATIN_LETTER.search(folded) else ""
+        found = []
+        for chinese, latin, order in self.lists:
+            hits = [word for word in chinese if word in folded]
+            if lowered:
+                english = [word for word in latin if word in lowered]
+                if english:
+                    hits = sorted(hits + english, key=order.__getitem__)
+            found.append(tuple(hits))
+        return tuple(found)
+
+
+_LATIN_LETTER = re.compile("[A-Za-z]")
+
+
 class Lexicon(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -74,6 +134,7 @@ class Lexicon(BaseModel):
     keywords: Keywords
     high_patterns: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(min_length=1)
     stage_aware: StageAware
+    scorer_cues: ScorerCues
 
     @field_validator("high_patterns")
     @classmethod
@@ -85,10 +146,45 @@ class Lexicon(BaseModel):
                 raise ValueError(f"pattern {index} does not compile: {exc}") from exc
         return patterns
 
+    @model_validator(mode="after")
+    def _folded(self) -> Lexicon:
+        # The text is matched folded: a word that folds to something else could never match.
+        words = [
+            *self.keywords.high,
+            *self.keywords.medium,
+            *self.keywords.low,
+            *(word for rules in self.stage_aware.stages.values() for word in rules.forbidden),
+            *(word for words in self.scorer_cues.groups().values() for word in words),
+        ]
+        for word in words:
+            if fold(word) != word:
+                raise ValueError(f"write '{word}' as it folds: '{fold(word)}'")
+        return self
+
+    @cached_property
+    def keyword_index(self) -> KeywordIndex:
+        return KeywordIndex.of((self.keywords.high, self.keywords.medium, self.keywords.low))
+
+    @cached_property
+    def compiled_cues(self) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str] | None], ...]:
+        """Per cue group: its Chinese words (substrings) and one pattern of its Latin ones (whole
+        words, on casefolded text)."""
+        compiled = []
+        for name, words in self.scorer_cues.groups().items():
+            latin = sorted((word for word in words if word.isascii()), key=len, reverse=True)
+            pattern = (
+                re.compile(rf"(?<![a-z0-9])(?:{'|'.join(re.escape(word) for word in latin)})(?![a-z0-9])")
+                if latin
+                else None
+            )
+            compiled.append((name, tuple(word for word in words if not word.isascii()), pattern))
+        return tuple(compiled)
+
     @cached_property
     def compiled_patterns(self) -> tuple[re.Pattern[str], ...]:
-        # DOTALL: a reply may hold newlines, and "好想\n你" is the same reply as "好想你".
-        return tuple(re.compile(pattern, re.DOTALL) for pattern in self.high_patterns)
+        # DOTALL: a reply may hold newlines, and "好想\n你" is the same reply as "好想你". Patterns
+        # match the folded text, so they are folded too.
+        return tuple(re.compile(fold_pattern(pattern), re.DOTALL) for pattern in self.high_patterns)
 
 
 @cache

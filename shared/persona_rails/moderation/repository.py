@@ -27,7 +27,7 @@ def nearest_check(
         ("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)", {}),
         (
             """
-            SELECT id, label, score, rule_score, local_score, third_party_score,
+            SELECT id, label, score, rule_score, local_score, third_party_score, folded_hash,
                    1 - (embedding OPERATOR(extensions.<=>) CAST(:embedding AS extensions.vector))
                      AS similarity
             FROM public.moderation_checks
@@ -64,10 +64,11 @@ def insert_check(check: Row, record: Row) -> Statement:
         """
         WITH check_row AS (
             INSERT INTO public.moderation_checks (
-                id, user_id, text_hash, stage, policy, policy_version, embedder, embedding,
+                id, user_id, text_hash, folded_hash, stage, policy, policy_version, embedder, embedding,
                 rule_score, local_score, third_party_score, score, label, final, reused_from, similarity)
             VALUES (
-                CAST(:id AS uuid), (SELECT auth.uid()), :text_hash, :stage, :policy, :policy_version,
+                CAST(:id AS uuid), (SELECT auth.uid()), :text_hash, :folded_hash, :stage, :policy,
+                :policy_version,
                 :embedder, CAST(:embedding AS extensions.vector), :rule_score, :local_score,
                 :third_party_score, :score, :label, :final, CAST(:reused_from AS uuid), :similarity)
             RETURNING id, user_id

@@ -1,7 +1,9 @@
 """The intimacy plugin's arithmetic, pure and deterministic (spec §2, §12–§15).
 
-No I/O, no clock: the lexicon comes in as an argument. Scores are rounded to four decimals
-before they are compared, so 0.2 + 4 × 0.15 is 0.8 (a reject) and not 0.8000000000000002.
+No I/O, no clock: the lexicon comes in as an argument. Keywords and patterns are matched on the
+folded text (persona_rails.folding: "做 ❤ 爱", "ｓｅｘｙ" and "ѕеху" read as what they spell). Scores
+are rounded to four decimals before they are compared, so 0.2 + 4 × 0.15 is 0.8 (a reject) and not
+0.8000000000000002.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from persona_rails.folding import fold
 from persona_rails.moderation.lexicon import Lexicon, Thresholds
 
-ENGINE_VERSION = "intimacy-1"
+# intimacy-2: folded text, the local model's score fused (docs/judges.md).
+ENGINE_VERSION = "intimacy-2"
 
 # §12.1
 BASE_SCORE = 0.2
@@ -81,9 +85,10 @@ def stage_for_level(level: int) -> int:
     return next(stage for bound, stage in STAGE_UPPER_BOUNDS if level <= bound)
 
 
-def _found(text: str, folded: str, keywords: Iterable[str]) -> tuple[str, ...]:
-    # Chinese matches as written; English case-insensitively (the lexicon lists it in lower case).
-    return tuple(word for word in keywords if (word in folded if word.isascii() else word in text))
+def _found(folded: str, keywords: Iterable[str]) -> tuple[str, ...]:
+    # Chinese matches as folded; English case-insensitively (the lexicon lists it in lower case).
+    lowered = folded.casefold()
+    return tuple(word for word in keywords if (word in lowered if word.isascii() else word in folded))
 
 
 def rule_score(text: str, lexicon: Lexicon) -> RuleScore:
@@ -91,11 +96,12 @@ def rule_score(text: str, lexicon: Lexicon) -> RuleScore:
     +0.15 per high pattern that matches, clamped to [0, 1]. Each keyword and pattern counts once."""
     if not text.strip():
         return RuleScore(0.0)
-    folded = text.casefold()
-    high = _found(text, folded, lexicon.keywords.high)
-    medium = _found(text, folded, lexicon.keywords.medium)
-    low = _found(text, folded, lexicon.keywords.low)
-    patterns = tuple(p.pattern for p in lexicon.compiled_patterns if p.search(text))
+    folded = fold(text)
+    high, medium, low = lexicon.keyword_index.find(folded)
+    patterns = tuple(
+        source for source, pattern in zip(lexicon.high_patterns, lexicon.compiled_patterns, strict=True)
+        if pattern.search(folded)
+    )
     raw = (
         BASE_SCORE
         + HIGH_KEYWORD * len(high)
@@ -145,7 +151,7 @@ def thresholds_for(policy: Policy, stage: int, lexicon: Lexicon) -> Thresholds:
 
 def forbidden_words(text: str, stage: int, lexicon: Lexicon) -> tuple[str, ...]:
     """The stage-aware policy's words that reject at this stage, found in the text."""
-    return _found(text, text.casefold(), lexicon.stage_aware.stages[stage].forbidden)
+    return _found(fold(text), lexicon.stage_aware.stages[stage].forbidden)
 
 
 def verdict(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +22,10 @@ from persona_rails.config import Artifact, json_path
 from persona_rails.db import Database, unknown_user_is_not_found
 from persona_rails.errors import Invalid
 from persona_rails.identity import Caller
+from persona_rails.local_model import LocalModel
 from persona_rails.moderation.lexicon import Lexicon
 from persona_rails.moderation.plugins import Plugin
 from persona_rails.moderation.schemas import (
-    CheckContext,
     CheckRequest,
     CheckResponse,
     Dimension,
@@ -38,7 +37,6 @@ from persona_rails.moderation.scoring import Policy, decide
 from persona_rails.observability import count, logger
 from persona_rails.settings import LlmSettings, _Base
 
-LocalModel = Callable[[str, CheckContext], "float | None"]
 DEFAULT_FUNCTION = "ModerationCheckFunction"
 
 
@@ -51,13 +49,10 @@ class ModerationSettings(_Base):
     embedding_model: str | None = Field(default=None, validation_alias=env.EMBEDDING_MODEL)
 
 
-def no_local_model(text: str, context: CheckContext) -> float | None:
-    """§12.2: the local model is a hook, and there is none by default."""
-    return None
-
-
-def policy_version(policy: Policy, lexicon: Artifact[Lexicon]) -> str:
-    return f"{policy}@{lexicon.version}"
+def policy_version(policy: Policy, lexicon: Artifact[Lexicon], local_model: LocalModel | None) -> str:
+    """What a decision was made under: retrieval never reuses one made under another version."""
+    model = f"+{local_model.id}" if local_model is not None else ""
+    return f"{policy}@{lexicon.version}{model}"
 
 
 def text_hash(text: str) -> str:
@@ -72,7 +67,8 @@ class ModerationService:
     settings: ModerationSettings
     llm: LlmSettings
     lexicon: Artifact[Lexicon]
-    local_model: LocalModel = no_local_model
+    # §12.2's local model: the shipped intimacy scorer (local_scorer.py); None leaves the slot empty.
+    local_model: LocalModel | None
     function_name: str = DEFAULT_FUNCTION
     plugins: dict[Dimension, Plugin] = field(init=False)
 
@@ -80,6 +76,11 @@ class ModerationService:
         from persona_rails.moderation.intimacy_plugin import IntimacyPlugin
 
         self.plugins = {Dimension.INTIMACY: IntimacyPlugin(self)}
+
+    @property
+    def llm_asked(self) -> bool:
+        """Whether a check asks the third-party LLM (or finds its cached score)."""
+        return self.settings.llm_score and self.llm.configured
 
     def check_payload(self, caller: Caller, payload: dict[str, Any]) -> dict[str, Any]:
         """Library mode: the §3.1 payload in, the §4 response out, bad input as `Invalid`."""
@@ -102,7 +103,9 @@ class ModerationService:
             check_id=check_id,
             decision=FinalDecision(final=final),
             results=Results.model_validate({str(dimension): run.result for dimension, run in runs.items()}),
-            policy=PolicyOut(name=request.policy, version=policy_version(request.policy, self.lexicon)),
+            policy=PolicyOut(
+                name=request.policy, version=policy_version(request.policy, self.lexicon, self.local_model)
+            ),
             stage=request.context.profile.intimacy_stage,
         )
         statements = [statement for run in runs.values() for statement in run.write(response)]
@@ -132,8 +135,13 @@ def replayable_output(response: CheckResponse) -> dict[str, Any]:
 def moderation_service(db: Database) -> ModerationService:
     """The service with this process's settings and the layer's lexicon (validated at first use)."""
     from persona_rails.moderation.lexicon import lexicon_artifact
+    from persona_rails.moderation.local_scorer import intimacy_model
     from persona_rails.settings import cached_settings
 
     return ModerationService(
-        db, cached_settings(ModerationSettings), cached_settings(LlmSettings), lexicon_artifact()
+        db,
+        cached_settings(ModerationSettings),
+        cached_settings(LlmSettings),
+        lexicon_artifact(),
+        intimacy_model(),
     )

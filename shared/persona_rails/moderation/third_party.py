@@ -33,7 +33,9 @@ _SYSTEM = (
 
 
 class IntimacyScoreReply(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A model that explains itself ({"score": 1.0, "why": "..."}) still gave its score: extra keys
+    # are ignored, never a reason to drop the score (the schema sent still asks for `score` alone).
+    model_config = ConfigDict(extra="ignore")
 
     score: float = Field(ge=0, le=1)
 

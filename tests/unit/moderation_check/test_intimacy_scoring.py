@@ -159,7 +159,7 @@ def test_a_forbidden_keyword_rejects_at_its_stage_only():
 
 def test_the_lexicon_is_versioned_and_validated():
     artifact = lexicon_artifact()
-    assert artifact.version.startswith("2026.11.1+")
+    assert artifact.version.startswith("2026.11.3+")
     broken = {**artifact.value.model_dump(), "high_patterns": ["(unclosed"]}
     with pytest.raises(ValueError, match="does not compile"):
         Lexicon.model_validate(broken)
@@ -170,3 +170,22 @@ def test_the_lexicon_is_versioned_and_validated():
 def test_patterns_match_across_a_line_break():
     assert rule_score("亲爱的\n我好想你", LEXICON).score == 0.8
     assert rule_score("好想\n你", LEXICON).patterns == ("好想.*你",)
+
+
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "亲 爱 的 ， 我 好 想 你",
+        "亲❤爱❤的，我❤好❤想❤你",
+        "親愛的，我好想你",
+        "亲\u200d爱\u200d的，我\u200c好\u200c想\u200c你",
+        "亲.爱.的，我.好.想.你",
+    ],
+)
+def test_the_rule_score_reads_the_folded_text(disguised):
+    assert rule_score(disguised, LEXICON) == rule_score("亲爱的，我好想你", LEXICON)
+
+
+@pytest.mark.parametrize("disguised", ["ｉ ｌｏｖｅ ｙｏｕ", "і lоvе уоu", "i  l o v e  y o u", "i lo💕ve you"])
+def test_english_keywords_and_patterns_read_through_disguises(disguised):
+    assert rule_score(disguised, LEXICON) == rule_score("i love you", LEXICON)
