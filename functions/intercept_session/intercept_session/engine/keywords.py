@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from intercept_session.engine.model import Category
 
@@ -142,18 +142,20 @@ class Hit:
 
 @dataclass(frozen=True)
 class PhraseMatcher:
-    """Chinese phrases as plain substrings; English ones in one compiled alternation."""
+    """Chinese phrases as plain substrings; English ones as compiled alternations, one per first
+    word, run only on a text that holds that word (an alternation of every phrase costs a step
+    per character per phrase)."""
 
     chinese: tuple[str, ...]
-    english: re.Pattern[str] | None
     by_spelling: dict[str, str]
     # The Chinese phrases by their first character: a text is searched only for the phrases that
     # start with one of its own characters (a few, not hundreds of `find` calls per clause).
     chinese_by_first: dict[str, tuple[str, ...]]
-    # The English phrases' first words, lowercase: a text holding none of them skips the
-    # alternation, which costs a step per character per phrase (None: a phrase starts with a mark,
-    # and the alternation always runs).
-    english_first_words: frozenset[str] | None
+    # The English phrases by their first word, lowercase ("" for a phrase that starts with a mark:
+    # always run), longest first within each; and each phrase's place in the longest-first order
+    # of all of them, which settles overlaps as one alternation of every phrase would.
+    english_by_first: dict[str, re.Pattern[str]]
+    english_rank: dict[str, int]
 
 
 # A run of ASCII letters and digits: a word as the phrases' edges see it.
@@ -174,6 +176,17 @@ def _spelling(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def english_alternation(phrases: tuple[str, ...]) -> str | None:
+    """One alternation of the English phrases, longest first (a clause break's pattern)."""
+    english = sorted((phrase for phrase in phrases if _ASCII.match(phrase)), key=len, reverse=True)
+    return "|".join(_english_pattern(phrase) for phrase in english) if english else None
+
+
+def _first_word(phrase: str) -> str:
+    match = _WORD.match(phrase)
+    return match.group().lower() if match else ""
+
+
 @cache
 def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
     english = [phrase for phrase in phrases if _ASCII.match(phrase)]
@@ -181,38 +194,69 @@ def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
     by_first: dict[str, list[str]] = {}
     for phrase in chinese:
         by_first.setdefault(phrase[0], []).append(phrase)
-    firsts = [_WORD.match(phrase) for phrase in english]
-    first_words = None if not all(firsts) else frozenset(first.group().lower() for first in firsts if first)
     # Longest first, so that "right now" is reported rather than "now" inside it.
-    alternatives = [_english_pattern(phrase) for phrase in sorted(english, key=len, reverse=True)]
+    ordered = sorted(english, key=len, reverse=True)
+    english_groups: dict[str, list[str]] = {}
+    for phrase in ordered:
+        english_groups.setdefault(_first_word(phrase), []).append(phrase)
+    by_spelling = {phrase if phrase.isupper() else _spelling(phrase): phrase for phrase in english}
     return PhraseMatcher(
         chinese=chinese,
         chinese_by_first={first: tuple(group) for first, group in by_first.items()},
-        english_first_words=first_words,
-        english=re.compile("|".join(alternatives)) if english else None,
+        english_by_first={
+            word: re.compile("|".join(_english_pattern(phrase) for phrase in group))
+            for word, group in english_groups.items()
+        },
+        english_rank={phrase: rank for rank, phrase in enumerate(ordered)},
         # Capitals-only phrases are spelled exactly; the others in lower case.
-        by_spelling={phrase if phrase.isupper() else _spelling(phrase): phrase for phrase in english},
+        by_spelling=by_spelling,
     )
+
+
+# A text is searched with a dozen lists in a row (urgency.read): its characters and words are
+# taken once.
+@lru_cache(maxsize=16)
+def _characters(text: str) -> frozenset[str]:
+    return frozenset(text)
+
+
+@lru_cache(maxsize=16)
+def _words(text: str) -> frozenset[str]:
+    # "" stands for the phrases that start with a mark, which any text may hold.
+    return frozenset([*_WORD.findall(text.lower()), ""])
+
+
+def _english_hits(text: str, matcher: PhraseMatcher) -> list[Hit]:
+    groups = matcher.english_by_first
+    if not groups:
+        return []
+    found: list[tuple[int, int, int, str]] = []
+    for word in _words(text).intersection(groups):
+        for match in groups[word].finditer(text):
+            typed = match.group(0)
+            phrase = matcher.by_spelling.get(typed) or matcher.by_spelling[_spelling(typed)]
+            found.append((match.start(), matcher.english_rank[phrase], match.end(), phrase))
+    # As one alternation of every phrase would: the earliest match, the longest phrase there,
+    # then on from its end.
+    hits, end = [], 0
+    for start, _, stop, phrase in sorted(found):
+        if start >= end:
+            hits.append(Hit(phrase, start, stop))
+            end = stop
+    return hits
 
 
 def find(text: str, matcher: PhraseMatcher) -> list[Hit]:
     """Every occurrence, Chinese and English alike, in text order."""
     hits = []
     by_first = matcher.chinese_by_first
-    for first in set(text).intersection(by_first):
+    for first in _characters(text).intersection(by_first):
         for phrase in by_first[first]:
             position = text.find(phrase)
             while position >= 0:
                 hits.append(Hit(phrase, position, position + len(phrase)))
                 position = text.find(phrase, position + 1)
-    if matcher.english is not None and (
-        matcher.english_first_words is None
-        or not matcher.english_first_words.isdisjoint(_WORD.findall(text.lower()))
-    ):
-        for match in matcher.english.finditer(text):
-            typed = match.group(0)
-            phrase = matcher.by_spelling.get(typed) or matcher.by_spelling[_spelling(typed)]
-            hits.append(Hit(phrase, match.start(), match.end()))
+    hits.extend(_english_hits(text, matcher))
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))
 
 

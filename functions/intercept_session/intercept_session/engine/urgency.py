@@ -26,7 +26,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from intercept_session.engine.keywords import Hit, PhraseMatcher, find, phrase_matcher
+from intercept_session.engine.keywords import Hit, PhraseMatcher, english_alternation, find, phrase_matcher
 from persona_rails.folding import fold
 
 # The spec's own urgent keywords (LLM Decision Logic): the lexicon may add to them, never drop one.
@@ -151,8 +151,9 @@ class UrgencyRules:
 def compile_rules(lexicon: UrgencyLexicon) -> UrgencyRules:
     words = phrase_matcher(tuple(lexicon.clause_breaks))
     alternatives = [_PUNCTUATION, *(re.escape(word) for word in words.chinese)]
-    if words.english is not None:
-        alternatives.append(words.english.pattern)
+    english = english_alternation(tuple(lexicon.clause_breaks))
+    if english is not None:
+        alternatives.append(english)
     return UrgencyRules(
         version=lexicon.version,
         breaks=re.compile("|".join(alternatives)),
