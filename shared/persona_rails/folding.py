@@ -115,6 +115,8 @@ _CJK_GLUE = re.compile(
 _LATIN_GLUE = re.compile(rf"(?<=[A-Za-z])[{_SYMBOLS}{re.escape(_ASCII_MARKS)}]+(?=[A-Za-z])")
 # Any character three times in a row; the rule squeezes letters only (`_squeezed`).
 _REPEAT = re.compile(r"(.)\1{2,}", re.DOTALL)
+# The same three in a row, found twice as fast as the rule's own pattern fails to find one.
+_REPEAT_HINT = re.compile(r"(.)\1\1", re.DOTALL)
 # Squeezing is for short texts (what a person types at a prompt): looking for a repeat costs a
 # regular expression step per character, which a 300-character debate chunk should not pay.
 _REPEAT_MAX_CHARS = 240
@@ -274,7 +276,7 @@ def _ascii_rules(text: str) -> list[Rule]:
         rules.append(_SPELLED_OUT_RULE)
     if marked and "a*a" in shape:
         rules.append(_LATIN_GLUE_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS:
+    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
         rules.append(_REPEAT_RULE)
     return rules
 
@@ -284,7 +286,7 @@ def _plain_rules(text: str) -> list[Rule]:
     # No whitespace here (see `_unusual`): the hint needs no padding.
     if _SPELLED_HINT.search(text):
         rules.append(_SPELLED_OUT_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS:
+    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
         rules.append(_REPEAT_RULE)
     return rules
 
@@ -303,7 +305,7 @@ def _rules(text: str) -> list[Rule]:
         rules.append(_CJK_GLUE_RULE)
     if glue or _LATIN_GLUE_HINT.search(text):
         rules.append(_LATIN_GLUE_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS:
+    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
         rules.append(_REPEAT_RULE)
     return rules
 

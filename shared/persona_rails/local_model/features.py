@@ -34,21 +34,16 @@ def grams(folded: str) -> set[str]:
             found.add("p" + run)
             previous = ""
         elif run[0] >= "\u3040" and not run.isascii():
-            length = len(run)
-            for index in range(length):
-                found.add(run[index])
-                if index + 1 < length:
-                    found.add(run[index : index + 2])
-                if index + 2 < length:
-                    found.add(run[index : index + 3])
+            found.update(run)
+            found.update([run[index : index + 2] for index in range(len(run) - 1)])
+            found.update([run[index : index + 3] for index in range(len(run) - 2)])
             previous = ""
         else:
             found.add("w" + run)
             if previous:
                 found.add(f"b{previous} {run}")
             padded = f" {run} "
-            for index in range(len(padded) - 2):
-                found.add("c" + padded[index : index + 3])
+            found.update(["c" + padded[index : index + 3] for index in range(len(padded) - 2)])
             previous = run
     return found
 
@@ -56,7 +51,8 @@ def grams(folded: str) -> set[str]:
 def hashed(found: set[str], buckets: int) -> tuple[list[int], float]:
     """The distinct slots the n-grams fill, and the weight each carries."""
     mask = buckets - 1
-    slots = sorted({zlib.crc32(gram.encode()) & mask for gram in found})
+    crc32 = zlib.crc32
+    slots = sorted({crc32(gram) & mask for gram in map(str.encode, found)})
     return slots, (1.0 / math.sqrt(max(len(slots), SHORT_TEXT_SLOTS)) if slots else 0.0)
 
 

@@ -74,7 +74,7 @@ class LocalModel:
         return [
             bias
             + sum(rule_weights.get(name, 0.0) * value for name, value in rules.items())
-            + weight * sum(weights[slot] for slot in slots)
+            + weight * sum(map(weights.__getitem__, slots))
             for bias, rule_weights, weights in zip(self.bias, self.rule_weights, self.weights, strict=True)
         ]
 

@@ -156,6 +156,10 @@ class PhraseMatcher:
     # of all of them, which settles overlaps as one alternation of every phrase would.
     english_by_first: dict[str, re.Pattern[str]]
     english_rank: dict[str, int]
+    # The keys of the two maps above as sets: a set meets a set by walking the smaller one (a
+    # dict's keys would be walked all, per text and list).
+    chinese_firsts: frozenset[str]
+    english_firsts: frozenset[str]
 
 
 # A run of ASCII letters and digits: a word as the phrases' edges see it.
@@ -208,6 +212,8 @@ def phrase_matcher(phrases: tuple[str, ...]) -> PhraseMatcher:
             for word, group in english_groups.items()
         },
         english_rank={phrase: rank for rank, phrase in enumerate(ordered)},
+        chinese_firsts=frozenset(by_first),
+        english_firsts=frozenset(english_groups),
         # Capitals-only phrases are spelled exactly; the others in lower case.
         by_spelling=by_spelling,
     )
@@ -231,11 +237,13 @@ def _english_hits(text: str, matcher: PhraseMatcher) -> list[Hit]:
     if not groups:
         return []
     found: list[tuple[int, int, int, str]] = []
-    for word in _words(text).intersection(groups):
+    for word in _words(text) & matcher.english_firsts:
         for match in groups[word].finditer(text):
             typed = match.group(0)
             phrase = matcher.by_spelling.get(typed) or matcher.by_spelling[_spelling(typed)]
             found.append((match.start(), matcher.english_rank[phrase], match.end(), phrase))
+    if not found:
+        return []
     # As one alternation of every phrase would: the earliest match, the longest phrase there,
     # then on from its end.
     hits, end = [], 0
@@ -250,13 +258,15 @@ def find(text: str, matcher: PhraseMatcher) -> list[Hit]:
     """Every occurrence, Chinese and English alike, in text order."""
     hits = []
     by_first = matcher.chinese_by_first
-    for first in _characters(text).intersection(by_first):
+    for first in _characters(text) & matcher.chinese_firsts:
         for phrase in by_first[first]:
             position = text.find(phrase)
             while position >= 0:
                 hits.append(Hit(phrase, position, position + len(phrase)))
                 position = text.find(phrase, position + 1)
     hits.extend(_english_hits(text, matcher))
+    if len(hits) < 2:
+        return hits
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))
 
 

@@ -296,6 +296,8 @@ class Reading:
 
 def _within(hits: list[Hit], start: int, end: int) -> list[Hit]:
     """The hits inside text[start:end], with offsets into that clause."""
+    if not hits:
+        return hits
     return [
         Hit(hit.phrase, hit.start - start, hit.end - start)
         for hit in hits
@@ -311,7 +313,7 @@ def read(text: str, rules: UrgencyRules) -> Reading:
     # Each list is searched for once in the whole text, and its hits shared out among the
     # clauses (a hit across a clause break belongs to none, as if each clause were searched).
     all_masks = find(folded, rules.masks)
-    all_cues = [(group, find(folded, group.matcher)) for group in rules.groups]
+    all_cues = [(group, hits) for group in rules.groups if (hits := find(folded, group.matcher))]
     all_boosters = find(folded, rules.boosters)
     all_keywords = find(folded, rules.keywords)
     for start, end in clauses(folded, rules):
