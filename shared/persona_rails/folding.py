@@ -276,7 +276,7 @@ def _ascii_rules(text: str) -> list[Rule]:
         rules.append(_SPELLED_OUT_RULE)
     if marked and "a*a" in shape:
         rules.append(_LATIN_GLUE_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
+    if len(text) <= _REPEAT_MAX_CHARS:
         rules.append(_REPEAT_RULE)
     return rules
 
@@ -286,7 +286,7 @@ def _plain_rules(text: str) -> list[Rule]:
     # No whitespace here (see `_unusual`): the hint needs no padding.
     if _SPELLED_HINT.search(text):
         rules.append(_SPELLED_OUT_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
+    if len(text) <= _REPEAT_MAX_CHARS:
         rules.append(_REPEAT_RULE)
     return rules
 
@@ -305,7 +305,7 @@ def _rules(text: str) -> list[Rule]:
         rules.append(_CJK_GLUE_RULE)
     if glue or _LATIN_GLUE_HINT.search(text):
         rules.append(_LATIN_GLUE_RULE)
-    if len(text) <= _REPEAT_MAX_CHARS and _REPEAT_HINT.search(text):
+    if len(text) <= _REPEAT_MAX_CHARS:
         rules.append(_REPEAT_RULE)
     return rules
 
@@ -383,6 +383,9 @@ def _fold(text: str, origin: list[int] | None) -> tuple[str, list[int] | None]:
 
 def _apply_all(text: str, origin: list[int] | None, rules: list[Rule]) -> tuple[str, list[int] | None]:
     for pattern, rule in rules:
+        # Asked of the text as the rules before it left it ("啊 啊 啊" is a repeat once joined).
+        if pattern is _REPEAT and not _REPEAT_HINT.search(text):
+            continue
         text, origin = _apply(text, origin, pattern, rule)
     return text, origin
 

@@ -42,6 +42,9 @@ from persona_rails.folding import fold, fold_pattern, fold_with_origin
         # Long repeats squeezed; doubled letters and digits kept.
         ("soooo sexy", "so sexy"),
         ("救命啊啊啊啊", "救命啊"),
+        # A repeat that only joining the letters makes is squeezed too.
+        ("救 命 啊 啊 啊", "救命啊"),
+        ("h-e-l-p-p-p me", "help me"),
         ("good 1000", "good 1000"),
     ],
 )
