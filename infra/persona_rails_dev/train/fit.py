@@ -86,6 +86,13 @@ def _sigmoid(value: float) -> float:
     return exp / (1.0 + exp)
 
 
+def _softmax(logits: list[float]) -> list[float]:
+    top = max(logits)
+    exps = [math.exp(logit - top) for logit in logits]
+    total = sum(exps)
+    return [exp / total for exp in exps]
+
+
 def fit_binary(examples: Sequence[Example], buckets: int, settings: Settings) -> Vector:
     trainer = _Trainer(Vector(buckets))
     order = list(range(len(examples)))
@@ -109,13 +116,10 @@ def fit_multinomial(
         shuffle.shuffle(order)
         for index in order:
             example = examples[index]
-            logits = [trainer.vector.logit(example) for trainer in trainers]
-            top = max(logits)
-            exps = [math.exp(logit - top) for logit in logits]
-            total = sum(exps)
+            probabilities = _softmax([trainer.vector.logit(example) for trainer in trainers])
             for klass, trainer in enumerate(trainers):
                 target = 1.0 if klass == example.target else 0.0
-                trainer.step(example, exps[klass] / total - target, settings)
+                trainer.step(example, probabilities[klass] - target, settings)
     return [trainer.vector for trainer in trainers]
 
 
@@ -124,8 +128,4 @@ def predict_binary(vector: Vector, example: Example) -> float:
 
 
 def predict_multinomial(vectors: Sequence[Vector], example: Example) -> list[float]:
-    logits = [vector.logit(example) for vector in vectors]
-    top = max(logits)
-    exps = [math.exp(logit - top) for logit in logits]
-    total = sum(exps)
-    return [exp / total for exp in exps]
+    return _softmax([vector.logit(example) for vector in vectors])
