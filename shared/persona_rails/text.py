@@ -18,7 +18,7 @@ import unicodedata
 from functools import partial
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, WithJsonSchema
+from pydantic import AfterValidator, StringConstraints, WithJsonSchema
 
 ALLOWED_CONTROLS = frozenset("\n\t")
 
@@ -73,6 +73,19 @@ def user_text(min_length: int, max_length: int) -> Any:
         }
     )
     return Annotated[str, AfterValidator(partial(_bounded, min_length, max_length)), documented]
+
+
+def identifier(max_length: int) -> Any:
+    """A short printable identifier a client sends (a version, a key): ASCII letters, digits and
+    `. _ : + -`, starting with a letter or digit. Nothing else fits in a log line or a column."""
+    return Annotated[
+        str,
+        StringConstraints(min_length=1, max_length=max_length, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$"),
+    ]
+
+
+# A header value a client chooses (an Idempotency-Key): visible ASCII, no spaces.
+VISIBLE_ASCII = r"^[!-~]+$"
 
 
 # A name or identifier the client sends (an app's display name, a key): printable and NFC; the

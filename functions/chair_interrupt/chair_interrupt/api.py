@@ -56,7 +56,10 @@ async def evaluate(
 
 
 @router.post("/quick-check", response_model=QuickCheckResult, responses=errors(400, 401, 403, 422))
-async def quick_check(debate_id: UUID, body: QuickCheckRequest, caller: UserOrService) -> QuickCheckResult:
+async def quick_check(
+    debate_id: UUID, body: QuickCheckRequest, caller: UserOrService, db: DbDep
+) -> QuickCheckResult:
+    db.require_user(caller.claims)  # a pure check, but a deleted account's token is still refused
     return service.quick(body.content)
 
 

@@ -65,7 +65,8 @@ class _Strict(BaseModel):
 
 class ChairIn(_Strict):
     position: Position
-    framework: str = Field(
+    framework: PrintableText = Field(
+        max_length=100,
         json_schema_extra=lambda schema: schema.update(
             enum=list[JsonValue](sorted(chair_config().frameworks.frameworks))
         ),

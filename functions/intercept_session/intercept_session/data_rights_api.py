@@ -26,7 +26,10 @@ async def export_history(
     caller: UserOrService,
     db: DbDep,
     cursor: Annotated[
-        str | None, Query(max_length=200, description="The `next_cursor` of the previous page")
+        str | None,
+        Query(
+            max_length=200, pattern=r"^[A-Za-z0-9_-]+$", description="The `next_cursor` of the previous page"
+        ),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, le=data_rights.MAX_PAGE_SIZE, description="Sessions per page")

@@ -67,7 +67,7 @@ class StartSessionRequest(BaseModel):
     )
     # The valid keys are the personas config's: listed in the OpenAPI document, checked below.
     persona_key: Name = Field(
-        json_schema_extra=lambda schema: schema.update(enum=list[JsonValue](personas().keys))
+        max_length=64, json_schema_extra=lambda schema: schema.update(enum=list[JsonValue](personas().keys))
     )
     # Client hints, required by the contract: stored for comparison, never used to grant anything.
     streak: int = Field(ge=0, le=100_000, strict=True)

@@ -16,6 +16,7 @@ from interview_turn import service
 from interview_turn.schemas import SessionOut, SessionStarted, StartSessionRequest, TurnRequest, TurnResponse
 from persona_rails.http.dependencies import DbDep, LlmDep, Token, UserOrService, acting_for
 from persona_rails.http.openapi import errors
+from persona_rails.text import VISIBLE_ASCII
 
 router = APIRouter(prefix="/interview/sessions")
 
@@ -25,6 +26,7 @@ IdempotencyKey = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=200,
+        pattern=VISIBLE_ASCII,
         description="Makes a retry return the stored result instead of acting twice.",
     ),
 ]

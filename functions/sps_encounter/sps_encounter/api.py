@@ -13,8 +13,11 @@ from uuid import UUID
 
 from fastapi import APIRouter, Header, Response, status
 
+from persona_rails.auth import SERVICE_ROLE
 from persona_rails.http.dependencies import DbDep, LlmDep, Token, UserOrService, acting_for
 from persona_rails.http.openapi import errors
+from persona_rails.identity import resolve_caller
+from persona_rails.text import VISIBLE_ASCII
 from sps_encounter import service
 from sps_encounter.schemas import (
     Catalog,
@@ -35,14 +38,18 @@ IdempotencyKey = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=200,
+        pattern=VISIBLE_ASCII,
         description="Makes a retry return the stored result instead of acting twice.",
     ),
 ]
 
 
 @router.get("/scenarios", response_model=Catalog, responses=errors(401, 422))
-async def scenarios(token: Token) -> Catalog:
-    # The catalog is nobody's data: any valid token reads it, a service role without naming a user.
+async def scenarios(token: Token, db: DbDep) -> Catalog:
+    # The catalog is nobody's data: any valid token reads it, a service role without naming a user;
+    # a user's token must still name an existing user.
+    if token.role != SERVICE_ROLE:
+        db.require_user(resolve_caller(token, None, allow_service=False).claims)
     return service.catalog()
 
 

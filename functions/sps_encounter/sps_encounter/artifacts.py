@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from persona_rails import config_seal
 from persona_rails.config import HASH_CHARS, Artifact, ConfigError, content_hash, json_path, load_artifact
+from persona_rails.text import printable
 from sps_encounter.engine import lint
 from sps_encounter.engine.case import Language, Persona, Scenario
 from sps_encounter.engine.compiled import Case, CaseMismatch, compile_case
@@ -159,8 +160,32 @@ def build_catalog_cases(config: SpsConfig) -> int:
 _WHERE = re.compile(r"^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): (.+)$", re.DOTALL)
 
 
+def _unprintable(node: Any, path: str) -> str | None:
+    """The path of the first string (value or key) holding a control character or a lone
+    surrogate: Postgres cannot store a NUL in jsonb, and no line of a case needs one."""
+    if isinstance(node, str):
+        try:
+            printable(node)
+        except ValueError:
+            return path
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            found = _unprintable(key, path) or _unprintable(value, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            found = _unprintable(item, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
 def validated(document: dict[str, Any], schema: type[ModelT], root: str) -> Versioned:
     """An inline document, validated as strictly as a catalog file; the error names its path."""
+    unprintable_at = _unprintable(document, root)
+    if unprintable_at is not None:
+        raise InvalidDocument(unprintable_at, "control characters and lone surrogates are not allowed")
     text = json.dumps(document, ensure_ascii=False)
     try:
         value = schema.model_validate_json(text, strict=True)
@@ -177,7 +202,7 @@ def validated(document: dict[str, Any], schema: type[ModelT], root: str) -> Vers
 
 
 # Compiled cases by (config, scenario, persona) content: compiling costs ~1 ms, a turn ~0.1 ms.
-_CASES: OrderedDict[tuple[str, str, str], Case] = OrderedDict()
+_CASES: OrderedDict[tuple[str, str, str, bool], Case] = OrderedDict()
 CASE_CACHE_SIZE = 64
 
 
@@ -189,7 +214,9 @@ def _from_catalog(config: SpsConfig, scenario: Versioned, persona: Versioned) ->
 
 
 def case_of(config: SpsConfig, scenario: Versioned, persona: Versioned) -> Case:
-    key = (config.version, scenario.content_hash, persona.content_hash)
+    # A scenario other than the catalog's own copy came with a request: its patterns are bounded.
+    untrusted = config.scenarios.get(scenario.value.id) is not scenario
+    key = (config.version, scenario.content_hash, persona.content_hash, untrusted)
     case = _CASES.get(key)
     if case is None:
         case = compile_case(
@@ -199,6 +226,7 @@ def case_of(config: SpsConfig, scenario: Versioned, persona: Versioned) -> Case:
             policy=config.policy,
             gold=config.gold,
             version=f"{scenario.version}/{persona.version}/{config.version}",
+            untrusted=untrusted,
         )
         # What the patient could say is checked too: a line the validator would flag is a data error.
         # A sealed catalog's own pairs were checked so by `make package`; inline documents never are.

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from persona_rails.errors import Invalid, NotFound
+from persona_rails.user_patterns import check_volume
 from sps_encounter.artifacts import InvalidDocument, SpsConfig, Versioned, case_of, validated
 from sps_encounter.engine.backtracking import untrusted_problem
 from sps_encounter.engine.case import Persona, Scenario
@@ -52,7 +53,9 @@ def _inline(document: dict[str, Any], schema: type[Scenario] | type[Persona], fi
         found = validated(document, schema, field)
     except InvalidDocument as exc:
         raise Invalid(f"invalid_{field}", f"{exc.path}: {exc.problem}", field=exc.path) from None
-    for path, pattern in _patterns(document, field):
+    patterns = list(_patterns(document, field))
+    check_volume(patterns)
+    for path, pattern in patterns:
         problem = untrusted_problem(pattern)
         if problem is not None:
             raise Invalid(f"invalid_{field}", f"{path}: {problem}", field=path)

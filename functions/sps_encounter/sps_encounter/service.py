@@ -22,6 +22,7 @@ from persona_rails.identity import Caller
 from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings
+from persona_rails.user_patterns import matching_budget, within_matching_budget
 from sps_encounter import cases, phrasing, repository
 from sps_encounter.artifacts import SpsConfig, Versioned, sps_config
 from sps_encounter.engine.state import ENGINE_VERSION, SPSRuntimeState, init_runtime_state
@@ -108,6 +109,7 @@ def _found(rows: list[Row], encounter_id: str) -> Row:
 # Starting an encounter
 
 
+@within_matching_budget
 def start_encounter(
     db: Database, caller: Caller, request: StartEncounterRequest, key: str | None
 ) -> tuple[EncounterOut, bool]:
@@ -191,6 +193,7 @@ def _replayed(
     return last if last["request_fingerprint"] == request_print and age <= window else None
 
 
+@within_matching_budget
 def take_turn(
     db: Database,
     llm: LlmSettings,
@@ -355,6 +358,7 @@ def _log_turn(encounter_id: str, meta: dict[str, Any], phrased: phrasing.Phrased
 # Reading an encounter
 
 
+@within_matching_budget
 def get_encounter(db: Database, caller: Caller, encounter_id: str) -> EncounterDetail:
     config = sps_config()
     encounters, turns = db.run_as_user(
@@ -379,12 +383,18 @@ def get_encounter(db: Database, caller: Caller, encounter_id: str) -> EncounterD
 
 
 def validate(db: Database, caller: Caller, request: ValidateRequest) -> ValidationResult:
+    if not request.store:
+        # Nothing is written, so no foreign key would find an unknown user: ask first.
+        db.require_user(caller.claims)
     config = sps_config()
-    resolved = cases.resolve(config, request)
+    with matching_budget():
+        resolved = cases.resolve(config, request)
     transcript = [turn.model_dump(exclude_none=True) for turn in request.transcript]
     try:
         deadline = time.monotonic() + VALIDATION_BUDGET_SECONDS
-        result = validate_transcript(transcript, resolved.case, deadline=deadline)
+        # Each turn's matching is bounded inside validate_transcript, the whole transcript here.
+        with matching_budget(VALIDATION_BUDGET_SECONDS):
+            result = validate_transcript(transcript, resolved.case, deadline=deadline)
     except TranscriptError as exc:
         raise Invalid("invalid_transcript", exc.message, field=exc.path) from None
     except ValidationTooSlow as exc:

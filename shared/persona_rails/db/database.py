@@ -40,11 +40,16 @@ class DbError(Exception):
         return self.sqlstate == "23505"
 
 
-def _as_db_error(exc: Exception) -> DbError:
+def _as_db_error(exc: Exception) -> Exception:
     # Only the SQLSTATE, message and constraint survive: the driver's detail field quotes
     # the failing row, which may hold user text, and must not reach a log or a traceback.
     fields = exc.args[0] if exc.args and isinstance(exc.args[0], dict) else {}
-    return DbError(str(fields.get("C", "XX000")), str(fields.get("M", exc)), fields.get("n"))
+    sqlstate = str(fields.get("C", "XX000"))
+    if sqlstate == USER_NOT_FOUND:
+        from persona_rails.errors import NotFound
+
+        return NotFound("user_not_found", "no such user", field="user_id")
+    return DbError(sqlstate, str(fields.get("M", exc)), fields.get("n"))
 
 
 class Tx:
@@ -104,6 +109,14 @@ def _as_dicts(context: Any) -> list[dict[str, Any]]:
 _BEGIN = pipeline.Statement("START TRANSACTION", simple=True)
 _COMMIT = pipeline.Statement("COMMIT", simple=True)
 _ROLE_SETUP = "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)"
+# A user's transaction also checks, in the same statement, that the user exists (migration
+# 20261127000100_require_user): a deleted account's token, or a service-role caller naming an
+# unknown user_id, is 404 user_not_found wherever it lands, never a foreign-key 500.
+_USER_SETUP = (
+    "SELECT persona_rails_private.require_user(:sub), set_config('role', :role, true), "
+    "set_config('request.jwt.claims', :claims, true)"
+)
+USER_NOT_FOUND = "PRU01"
 
 
 class Database:
@@ -184,8 +197,14 @@ class Database:
         return self._unit_of_work([_role_setup(role, claims)])
 
     def as_user(self, claims: dict[str, Any]) -> AbstractContextManager[Tx]:
-        """Act for the JWT's user: their claims, auth.uid() and every RLS policy apply."""
-        return self.transaction(ROLE_FUNCTION, claims)
+        """Act for the JWT's user: their claims, auth.uid() and every RLS policy apply. The user
+        must exist (NotFound user_not_found otherwise), checked by the transaction's first statement."""
+        return self._unit_of_work([_user_setup(claims)])
+
+    def require_user(self, claims: dict[str, Any]) -> None:
+        """For a request that reads and writes nothing of its user's (a catalog, a pure check): the
+        user must exist all the same (NotFound user_not_found). One round trip."""
+        self.run_as_user(claims)
 
     def as_service(self) -> AbstractContextManager[Tx]:
         return self.transaction(ROLE_SERVICE, {"role": ROLE_SERVICE})
@@ -202,7 +221,7 @@ class Database:
         other's results; if any fails, the COMMIT turns into a rollback and its error is raised."""
         import pg8000.exceptions
 
-        setup = [_role_setup(ROLE_FUNCTION, claims)]
+        setup = [_user_setup(claims)]
         work = [_statement(sql, params) for sql, params in statements]
         try:
             connection, contexts = self._open(setup, [*work, _COMMIT])
@@ -221,6 +240,12 @@ class Database:
 
 def _role_setup(role: str, claims: dict[str, Any]) -> pipeline.Statement:
     return pipeline.Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
+
+
+def _user_setup(claims: dict[str, Any]) -> pipeline.Statement:
+    return pipeline.Statement(
+        _USER_SETUP, {"sub": claims.get("sub"), "role": ROLE_FUNCTION, "claims": json.dumps(claims)}
+    )
 
 
 FOREIGN_KEY_VIOLATION = "23503"

@@ -18,7 +18,8 @@ _DESCRIPTIONS = {
     400: "The body is not JSON, or is missing",
     401: "Missing, malformed, badly signed or expired token",
     403: "The token may not act for this user, or this kind of caller may not use this route",
-    404: "Unknown, or another user's (they look the same)",
+    404: "Unknown, or another user's (they look the same); `user_not_found` when the token's user, or the "
+    "user a service-role token names, does not exist",
     409: "The thing's current state does not allow this; `state` names it",
     410: "The thing has expired for good; `state` says so",
     413: "The body is too large",
@@ -26,8 +27,11 @@ _DESCRIPTIONS = {
     500: "An unexpected failure; quote `error_id` when reporting it",
     503: "A dependency is not configured or not reachable",
 }
-# Any route can meet these through the layer (a bug, the database or the LLM endpoint down).
-_EVERY_ROUTE = (500, 503)
+# Any route can meet these through the layer: a bad token, a user who does not exist
+# (persona_rails.db checks at each transaction), a bug, the database or the LLM endpoint down.
+_EVERY_ROUTE = (401, 404, 500, 503)
+# And any route that takes a body: not JSON, over the function's limit, or invalid.
+_WITH_BODY = (400, 413, 422)
 
 
 class FieldProblem(BaseModel):
@@ -74,7 +78,8 @@ def document(app: FastAPI, *, version: str = "1.0.0", description: str | None = 
             ]
             if not operation["parameters"]:
                 del operation["parameters"]
-            for status, response in errors(*_EVERY_ROUTE).items():
+            statuses = (*_EVERY_ROUTE, *(_WITH_BODY if "requestBody" in operation else ()))
+            for status, response in errors(*statuses).items():
                 operation["responses"].setdefault(
                     str(status),
                     {

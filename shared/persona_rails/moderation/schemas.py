@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from persona_rails.moderation.scoring import Label, Policy
-from persona_rails.text import PrintableText, user_text
+from persona_rails.text import PrintableText, identifier, user_text
 
 MAX_TEXT_CHARS = 4000
 MAX_PERSONA_CHARS = 8000
@@ -36,7 +36,7 @@ class CheckContext(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     profile: Profile
-    profile_version: Annotated[str, StringConstraints(min_length=1, max_length=20)] = PROFILE_VERSION
+    profile_version: identifier(20) = PROFILE_VERSION  # type: ignore[valid-type]
 
 
 class CheckRequest(BaseModel):

@@ -337,3 +337,15 @@ def test_a_reply_with_extra_keys_keeps_its_score(api, users, db, fake_openai):
     assert intimacy["label"] == "reject"
     (record,) = _rows(db, "decision_records", user.id)
     assert record["source"] == "llm"
+
+
+@pytest.mark.parametrize("bad", ["v1\u0000", "\ufeffv1", "v1\u0085", "v1\u202e", "v 1", ""])
+def test_a_profile_version_that_is_no_short_identifier_is_a_422_that_stores_nothing(api, users, db, bad):
+    # Issue 24, finding 3: a NUL here reached Postgres (22P05) as a 500.
+    user = users.create()
+    body = payload()
+    body["context"]["profile_version"] = bad
+    reply = api.post(PATH, user.token, body)
+    assert reply.status == 422, reply.body
+    assert reply.error["field"] == "context.profile_version"
+    assert _rows(db, "decision_records", user.id) == []

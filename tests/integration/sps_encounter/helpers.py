@@ -231,7 +231,7 @@ def get_encounter(api: ApiClient, token: str, encounter_id: str, query: str = ""
 
 def validate(api: ApiClient, token: str, transcript: list[dict[str, Any]], **fields: Any) -> Reply:
     body = {"scenario_id": SCENARIO, "persona_id": PERSONA, "transcript": transcript, **fields}
-    return api.post(VALIDATE, token, body)
+    return api.post(VALIDATE, token, {name: value for name, value in body.items() if value is not None})
 
 
 def without_ids(body: dict[str, Any]) -> dict[str, Any]:

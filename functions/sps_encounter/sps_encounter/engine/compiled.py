@@ -4,17 +4,18 @@ lexicon, the policy and the baseline rules. Engines receive a `Case` and read no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import groupby
 from typing import TypeVar
 
 from persona_rails.folding import fold, fold_pattern
+from persona_rails.user_patterns import Searchable
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
 from sps_encounter.engine.gates import Gated
 from sps_encounter.engine.policy import GoldRule, LanguageLexicon, Lexicon, Policy
-from sps_encounter.engine.text import named_union, opening_tokens, union
+from sps_encounter.engine.text import bounded_union, named_union, opening_tokens, union
 
 
 class CaseMismatch(ValueError):
@@ -138,6 +139,9 @@ class Case:
     lexicon: CompiledLanguage
     gold_rules: tuple[GoldRule, ...]
     version: str
+    # The scenario came with a request (inline, or a stored snapshot no longer in the catalog):
+    # its patterns are matched under the request's cost bound (persona_rails.user_patterns).
+    untrusted: bool = False
     slots: dict[str, int] = field(init=False)
     guardrails: Gated = field(init=False)
     diagnosis: Gated = field(init=False)
@@ -158,12 +162,42 @@ class Case:
         scenario, fold = self.scenario, self.lexicon.fold
         setattr_ = object.__setattr__
         setattr_(self, "slots", {slot.id: index for index, slot in enumerate(scenario.subjective_catalog)})
-        guardrails = (*scenario.guardrails, *scenario.objective_guardrails, *scenario.contraindications)
-        setattr_(self, "guardrails", Gated.of((g.id, p) for g in guardrails for p in g.patterns))
-        diagnosis = [*scenario.diagnosis_terms, *self.lexicon.diagnosis_patterns]
-        setattr_(self, "diagnosis", Gated.of(("diagnosis", p) for p in diagnosis))
-        facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
-        setattr_(self, "conflicts", Gated.of((slot.id, p) for slot in facts for p in slot.conflicts))
+        guardrails = [
+            (f"scenario.{name}[{index}].patterns", item)
+            for name in ("guardrails", "objective_guardrails", "contraindications")
+            for index, item in enumerate(getattr(scenario, name))
+        ]
+        setattr_(
+            self,
+            "guardrails",
+            Gated.of(
+                ((g.id, p) for _, g in guardrails for p in g.patterns),
+                self._paths((path, len(g.patterns)) for path, g in guardrails),
+            ),
+        )
+        terms, lexicon_terms = scenario.diagnosis_terms, self.lexicon.diagnosis_patterns
+        diagnosis_paths = self._paths([("scenario.diagnosis_terms", len(terms))])
+        setattr_(
+            self,
+            "diagnosis",
+            Gated.of(
+                (("diagnosis", p) for p in [*terms, *lexicon_terms]),
+                (*diagnosis_paths, *((None,) * len(lexicon_terms) if diagnosis_paths else ())),
+            ),
+        )
+        facts: list[tuple[str, Slot | ObjectiveSlot]] = [
+            (f"scenario.{name}[{index}].conflicts", slot)
+            for name in ("subjective_catalog", "objective_catalog")
+            for index, slot in enumerate(getattr(scenario, name))
+        ]
+        setattr_(
+            self,
+            "conflicts",
+            Gated.of(
+                ((slot.id, p) for _, slot in facts for p in slot.conflicts),
+                self._paths((path, len(slot.conflicts)) for path, slot in facts),
+            ),
+        )
         setattr_(
             self,
             "objective_numbers",
@@ -174,7 +208,7 @@ class Case:
         setattr_(
             self,
             "fact_values",
-            {slot.id: slot.value for slot in facts},
+            {slot.id: slot.value for _, slot in facts},
         )
         setattr_(
             self,
@@ -205,27 +239,49 @@ class Case:
     # The patterns a learner's text is matched against, compiled by the first turn that needs
     # them: an encounter's start matches no learner text, so a cold start answering it skips them.
     @cached_property
-    def slot_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        return tuple((s.id, union(s.patterns)) for s in self.scenario.subjective_catalog)
+    def slot_match(self) -> tuple[tuple[str, Searchable], ...]:
+        return self._unions("subjective_catalog")
 
     @cached_property
-    def objective_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        return tuple((s.id, union(s.patterns)) for s in self.scenario.objective_catalog)
+    def objective_match(self) -> tuple[tuple[str, Searchable], ...]:
+        return self._unions("objective_catalog")
 
     @cached_property
-    def script_match(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        return tuple((s.id, union(s.patterns)) for s in self.scenario.objective_scripts)
+    def script_match(self) -> tuple[tuple[str, Searchable], ...]:
+        return self._unions("objective_scripts")
 
     @cached_property
-    def agenda_triggers(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
-        return tuple((item.id, union(item.triggers)) for item in self.scenario.hidden_agenda)
+    def agenda_triggers(self) -> tuple[tuple[str, Searchable], ...]:
+        return self._unions("hidden_agenda", "triggers")
 
     @cached_property
-    def misreading_triggers(self) -> tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]:
+    def misreading_triggers(self) -> tuple[tuple[str, Searchable, Searchable | None], ...]:
+        at = "scenario.misunderstandings"
         return tuple(
-            (m.id, union(m.triggers), union(m.reframes) if m.reframes else None)
-            for m in self.scenario.misunderstandings
+            (
+                m.id,
+                self._union(m.triggers, f"{at}[{i}].triggers"),
+                self._union(m.reframes, f"{at}[{i}].reframes") if m.reframes else None,
+            )
+            for i, m in enumerate(self.scenario.misunderstandings)
         )
+
+    def _unions(self, name: str, patterns: str = "patterns") -> tuple[tuple[str, Searchable], ...]:
+        """(id, the item's patterns as one alternation) for each item of the scenario's list `name`."""
+        return tuple(
+            (item.id, self._union(getattr(item, patterns), f"scenario.{name}[{i}].{patterns}"))
+            for i, item in enumerate(getattr(self.scenario, name))
+        )
+
+    def _paths(self, lists: Iterable[tuple[str, int]]) -> tuple[str | None, ...]:
+        """Per pattern of these (list path, length) lists, its list's path if the scenario is
+        untrusted; nothing if it was reviewed."""
+        if not self.untrusted:
+            return ()
+        return tuple(path for path, length in lists for _ in range(length))
+
+    def _union(self, patterns: list[str], path: str) -> Searchable:
+        return bounded_union(patterns, path if self.untrusted else None)
 
     @property
     def language(self) -> Language:
@@ -255,6 +311,7 @@ def compile_case(
     policy: Policy,
     gold: dict[Language, tuple[GoldRule, ...]],
     version: str,
+    untrusted: bool = False,
 ) -> Case:
     if persona.language is not scenario.language:
         raise CaseMismatch(
@@ -286,4 +343,4 @@ def compile_case(
             f"the openers need at least {policy.window + 1} different first words, so anti-echo always "
             "has one outside the window",
         )
-    return Case(scenario, persona, policy, language, gold[scenario.language], version)
+    return Case(scenario, persona, policy, language, gold[scenario.language], version, untrusted)

@@ -18,6 +18,7 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from persona_rails.folding import fold_pattern
+from persona_rails.user_patterns import BoundedPattern, Searchable
 
 MIN_LITERAL = 2
 
@@ -64,7 +65,7 @@ def literals(pattern: str) -> tuple[str, ...] | None:
 
 # (name, pattern) entries; literal -> the entries it gates; the ungated entries; the literals.
 _Built = tuple[
-    tuple[tuple[str, re.Pattern[str]], ...], dict[str, tuple[int, ...]], frozenset[int], tuple[str, ...]
+    tuple[tuple[str, Searchable], ...], dict[str, tuple[int, ...]], frozenset[int], tuple[str, ...]
 ]
 
 
@@ -78,20 +79,29 @@ class Gated:
     config (persona_rails.config_seal), so building later cannot fail."""
 
     named: tuple[tuple[str, str], ...]
+    # Per entry, the path of the list a request brought it in (matched under the request's cost
+    # bound), or None for a reviewed pattern; empty when all are reviewed.
+    untrusted: tuple[str | None, ...] = ()
 
     @classmethod
-    def of(cls, named: Iterable[tuple[str, str]]) -> Gated:
-        return cls(tuple(named))
+    def of(cls, named: Iterable[tuple[str, str]], untrusted: Iterable[str | None] = ()) -> Gated:
+        return cls(tuple(named), tuple(untrusted))
 
     @cached_property
     def _built(self) -> _Built:
-        entries: list[tuple[str, re.Pattern[str]]] = []
+        entries: list[tuple[str, Searchable]] = []
         index: dict[str, list[int]] = {}
         ungated: set[int] = set()
         for position, (name, pattern) in enumerate(self.named):
             # Text is matched folded (CompiledLanguage.fold): the pattern is folded too.
             folded = fold_pattern(pattern)
-            entries.append((name, re.compile(folded, re.IGNORECASE)))
+            path = self.untrusted[position] if self.untrusted else None
+            compiled = (
+                re.compile(folded, re.IGNORECASE)
+                if path is None
+                else BoundedPattern(folded, re.IGNORECASE, path)
+            )
+            entries.append((name, compiled))
             gate = literals(folded)
             if gate is None:
                 ungated.add(position)
@@ -101,7 +111,7 @@ class Gated:
         return tuple(entries), gates, frozenset(ungated), tuple(gates)
 
     @property
-    def entries(self) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    def entries(self) -> tuple[tuple[str, Searchable], ...]:
         return self._built[0]
 
     @property

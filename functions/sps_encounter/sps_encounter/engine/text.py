@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from persona_rails.folding import fold_pattern
+from persona_rails.user_patterns import BoundedPattern, Searchable
 from sps_encounter.engine.case import Language
 
 FLAGS = re.IGNORECASE
@@ -16,7 +17,19 @@ _CHARACTER = re.compile(r"[^\W_]")
 
 def union(patterns: Iterable[str]) -> re.Pattern[str]:
     """One alternation of many patterns (each was checked to combine cleanly)."""
-    return re.compile("|".join(f"(?:{fold_pattern(pattern)})" for pattern in patterns), FLAGS)
+    return re.compile(_joined(patterns), FLAGS)
+
+
+def bounded_union(patterns: Iterable[str], untrusted: str | None) -> Searchable:
+    """`union`, or, for `untrusted` (the path of a list a request brought), the same alternation
+    matched under the request's cost bound."""
+    if untrusted is None:
+        return union(patterns)
+    return BoundedPattern(_joined(patterns), FLAGS, untrusted)
+
+
+def _joined(patterns: Iterable[str]) -> str:
+    return "|".join(f"(?:{fold_pattern(pattern)})" for pattern in patterns)
 
 
 def named_union(named: Iterable[tuple[str, str]]) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:

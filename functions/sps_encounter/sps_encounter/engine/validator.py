@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from persona_rails.user_patterns import matching_budget
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.compiled import Case
 from sps_encounter.engine.gates import Gated
@@ -53,6 +54,7 @@ _EDGE = " .!?。！？…,，;；:：~～\"'”’)）"
 _CLAUSE_BREAK = re.compile(r"[.!?。！？…,，;；:：\n]")
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
+
 
 class TranscriptError(ValueError):
     """A transcript the validator cannot read; `path` names the turn and field."""
@@ -628,19 +630,28 @@ def validate_transcript(
     for position, turn in enumerate(transcript):
         if deadline is not None and time.monotonic() > deadline:
             raise ValidationTooSlow(position)
-        text: str = turn["text"]
-        folded = fold(text)
-        if turn["role"] == "learner":
-            run.learner(turn["turnIndex"], folded)
-            continue
-        run.patient(
-            _Patient(
-                turn["turnIndex"],
-                text,
-                folded,
-                _normal(folded),
-                runtime_meta(turn.get("meta")),
-                sentence_count(text),
-            )
-        )
+        if case.untrusted:
+            # Patterns a request brought: one turn may not spend the whole transcript's budget.
+            with matching_budget():
+                _read(run, turn, fold)
+        else:
+            _read(run, turn, fold)
     return run.finish()
+
+
+def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> None:
+    text: str = turn["text"]
+    folded = fold(text)
+    if turn["role"] == "learner":
+        run.learner(turn["turnIndex"], folded)
+        return
+    run.patient(
+        _Patient(
+            turn["turnIndex"],
+            text,
+            folded,
+            _normal(folded),
+            runtime_meta(turn.get("meta")),
+            sentence_count(text),
+        )
+    )
