@@ -4,7 +4,7 @@ A new function's budget is 4 per request (docs/benchmarks.md, "Round trips per r
 evaluation makes 2: one read of the debate's chairs on cooldown, one statement that claims the
 interrupting chair's cooldown, logs the interrupt and stores the decision record (or only the
 record). A disabled evaluation reads nothing: 1. Stats and a reset are one statement each; the
-quick check touches no database at all. None of them may grow with the debate's history.
+quick check reads no table, but asks once whether its user exists (issue 24). None of them may grow with the debate's history.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ BUDGET = 4
 # Measured; any added round trip fails here.
 MEASURED = {
     "POST /debates/{debate_id}/interrupts/evaluate": 2,
-    "POST /debates/{debate_id}/interrupts/quick-check": 0,
+    "POST /debates/{debate_id}/interrupts/quick-check": 1,
     "GET /debates/{debate_id}/interrupts/stats": 1,
     "POST /debates/{debate_id}/interrupts/reset-cooldowns": 1,
 }
