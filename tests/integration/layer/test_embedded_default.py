@@ -23,6 +23,11 @@ event = load_event(sys.argv[1])
 reply = handler(event, LambdaContext(fn.logical_id))
 with get_database().as_user({"sub": "00000000-0000-4000-8000-000000000001"}) as tx:
     mine = tx.one("SELECT count(*) AS n FROM public.intercept_sessions")["n"]
+with get_database().as_owner() as tx:  # another user, who must exist to act (issue 24)
+    tx.execute(
+        "INSERT INTO auth.users (id, email) VALUES "
+        "('00000000-0000-4000-8000-000000000002', 'other@example.test') ON CONFLICT DO NOTHING"
+    )
 with get_database().as_user({"sub": "00000000-0000-4000-8000-000000000002"}) as tx:
     theirs = tx.one("SELECT count(*) AS n FROM public.intercept_sessions")["n"]
 print(json.dumps({"status": reply["statusCode"], "mine": mine, "theirs": theirs}))
