@@ -4,7 +4,7 @@ lexicon, the policy and the baseline rules. Engines receive a `Case` and read no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import groupby
@@ -162,42 +162,35 @@ class Case:
         scenario, fold = self.scenario, self.lexicon.fold
         setattr_ = object.__setattr__
         setattr_(self, "slots", {slot.id: index for index, slot in enumerate(scenario.subjective_catalog)})
-        guardrails = [
-            (f"scenario.{name}[{index}].patterns", item)
-            for name in ("guardrails", "objective_guardrails", "contraindications")
-            for index, item in enumerate(getattr(scenario, name))
-        ]
         setattr_(
             self,
             "guardrails",
-            Gated.of(
-                ((g.id, p) for _, g in guardrails for p in g.patterns),
-                self._paths((path, len(g.patterns)) for path, g in guardrails),
+            self._gated(
+                (f"scenario.{name}[{index}].patterns", item.id, item.patterns)
+                for name in ("guardrails", "objective_guardrails", "contraindications")
+                for index, item in enumerate(getattr(scenario, name))
             ),
         )
-        terms, lexicon_terms = scenario.diagnosis_terms, self.lexicon.diagnosis_patterns
-        diagnosis_paths = self._paths([("scenario.diagnosis_terms", len(terms))])
         setattr_(
             self,
             "diagnosis",
-            Gated.of(
-                (("diagnosis", p) for p in [*terms, *lexicon_terms]),
-                (*diagnosis_paths, *((None,) * len(lexicon_terms) if diagnosis_paths else ())),
+            self._gated(
+                [
+                    ("scenario.diagnosis_terms", "diagnosis", scenario.diagnosis_terms),
+                    (None, "diagnosis", self.lexicon.diagnosis_patterns),
+                ]
             ),
         )
-        facts: list[tuple[str, Slot | ObjectiveSlot]] = [
-            (f"scenario.{name}[{index}].conflicts", slot)
-            for name in ("subjective_catalog", "objective_catalog")
-            for index, slot in enumerate(getattr(scenario, name))
-        ]
         setattr_(
             self,
             "conflicts",
-            Gated.of(
-                ((slot.id, p) for _, slot in facts for p in slot.conflicts),
-                self._paths((path, len(slot.conflicts)) for path, slot in facts),
+            self._gated(
+                (f"scenario.{name}[{index}].conflicts", slot.id, slot.conflicts)
+                for name in ("subjective_catalog", "objective_catalog")
+                for index, slot in enumerate(getattr(scenario, name))
             ),
         )
+        facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
         setattr_(
             self,
             "objective_numbers",
@@ -208,7 +201,7 @@ class Case:
         setattr_(
             self,
             "fact_values",
-            {slot.id: slot.value for _, slot in facts},
+            {slot.id: slot.value for slot in facts},
         )
         setattr_(
             self,
@@ -273,12 +266,15 @@ class Case:
             for i, item in enumerate(getattr(self.scenario, name))
         )
 
-    def _paths(self, lists: Iterable[tuple[str, int]]) -> tuple[str | None, ...]:
-        """Per pattern of these (list path, length) lists, its list's path if the scenario is
-        untrusted; nothing if it was reviewed."""
-        if not self.untrusted:
-            return ()
-        return tuple(path for path, length in lists for _ in range(length))
+    def _gated(self, lists: Iterable[tuple[str | None, str, Sequence[str]]]) -> Gated:
+        """The (list path, name, patterns) lists as one Gated, each pattern under its name. A path
+        says where an untrusted scenario's list is (matched under the request's cost bound);
+        None marks the lexicon's reviewed patterns."""
+        entries = [(path, name, pattern) for path, name, patterns in lists for pattern in patterns]
+        return Gated.of(
+            ((name, pattern) for _, name, pattern in entries),
+            (path for path, _, _ in entries) if self.untrusted else (),
+        )
 
     def _union(self, patterns: list[str], path: str) -> Searchable:
         return bounded_union(patterns, path if self.untrusted else None)
