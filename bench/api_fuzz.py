@@ -25,7 +25,12 @@ from pathlib import Path
 
 from bench.common import REPO_ROOT, embedded_database
 
-CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+CHECKS = (
+    "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
+    "negative_data_rejection"
+)
+# Shared with the contract test: a 413 counts as refusing negative data.
+CONFIG = REPO_ROOT / "tests" / "integration" / "tooling" / "schemathesis.toml"
 QUIET = {"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_METRICS_DISABLED": "true"}
 TARGET_REQUESTS = 30_000
 MAX_SECONDS = 1.0
@@ -47,6 +52,8 @@ def _schemathesis(base: str, document: str, token: str, *, examples: int, seed: 
     completed = subprocess.run(
         [
             str(Path(sys.executable).with_name("st")),
+            "--config-file",
+            str(CONFIG),
             "run",
             f"{base}/openapi/{document}.json",
             "--url",

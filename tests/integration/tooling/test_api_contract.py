@@ -1,7 +1,8 @@
 """A short schemathesis pass against every HTTP function on the local stack: its generated OpenAPI
-document is the contract, and no request may get a server error or a status it does not document.
-Positive and negative data (`--mode all`), as a user and as a service-role backend (which names
-user ids of its own: unknown ones must be 404 user_not_found, as documented)."""
+document is the contract, and no request may get a server error or a status it does not document,
+nor have schema-invalid data accepted. Positive and negative data (`--mode all`), as a user and as
+a service-role backend (which names user ids of its own: unknown ones must be 404 user_not_found,
+as documented)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,11 @@ import pytest
 from persona_rails_dev.local_env import DEV_USER_ID, mint_service_token, mint_token
 from persona_rails_dev.template import functions
 
-CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+CHECKS = (
+    "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
+    "negative_data_rejection"
+)
+CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Short enough for CI; set SCHEMATHESIS_EXAMPLES for a deeper local run.
 EXAMPLES = os.environ.get("SCHEMATHESIS_EXAMPLES", "15")
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20261123")
@@ -32,6 +37,8 @@ def test_no_server_error_and_no_undocumented_status(function, caller, local_stac
     completed = subprocess.run(
         [
             str(st),
+            "--config-file",
+            str(CONFIG),
             "run",
             f"{local_stack}/openapi/{function.kebab_name}.json",
             "--url",
