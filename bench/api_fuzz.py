@@ -2,7 +2,7 @@
 requests over the five OpenAPI documents, every phase (examples, coverage, fuzzing, stateful),
 positive and negative data, as a user and as a service-role backend.
 
-    python -m bench.api_fuzz [--examples N] [--seed S]
+    python -m bench.api_fuzz [--examples N] [--seeds S ...]
 
 The local stack runs as `rails serve` runs it (each function in worker processes of its own) on a
 fresh embedded database holding the seed data. Each run records every request schemathesis sends
@@ -40,6 +40,7 @@ MAX_SECONDS = 1.0
 class Run:
     document: str
     caller: str
+    seed: int
     requests: int
     server_errors: int
     over_limit: int
@@ -91,12 +92,13 @@ def _schemathesis(base: str, document: str, token: str, *, examples: int, seed: 
     return "\n".join(tail)
 
 
-def _summary(document: str, caller: str, har: Path, failures: str) -> Run:
+def _summary(document: str, caller: str, seed: int, har: Path, failures: str) -> Run:
     entries = json.loads(har.read_text(encoding="utf-8"))["log"]["entries"]
     times = [float(entry["time"]) for entry in entries]
     return Run(
         document,
         caller,
+        seed,
         len(entries),
         sum(1 for entry in entries if entry["response"]["status"] >= 500),
         sum(1 for t in times if t > MAX_SECONDS * 1000),
@@ -109,7 +111,9 @@ def _summary(document: str, caller: str, har: Path, failures: str) -> Run:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=300, help="schemathesis --max-examples per operation")
-    parser.add_argument("--seed", type=int, default=20261127)
+    # Schemathesis stops generating once an operation's inputs are exhausted: a second seed reaches
+    # the 30,000 requests where more examples per operation would not.
+    parser.add_argument("--seeds", type=int, nargs="+", default=[20261127, 20261128])
     args = parser.parse_args(argv)
 
     with embedded_database() as database:
@@ -132,31 +136,34 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         try:
             with tempfile.TemporaryDirectory(prefix="api-fuzz-") as scratch:
-                for function in (f for f in functions().values() if f.routes):
-                    for caller, token in tokens.items():
-                        har = Path(scratch) / f"{function.kebab_name}-{caller}.har"
-                        failures = _schemathesis(
-                            base, function.kebab_name, token, examples=args.examples, seed=args.seed, har=har
-                        )
-                        run = _summary(function.kebab_name, caller, har, failures)
-                        runs.append(run)
-                        print(
-                            f"{run.document} as {run.caller}: {run.requests} requests, {run.server_errors} 5xx, "
-                            f"{run.over_limit} over {MAX_SECONDS:g} s, max {run.max_ms:.0f} ms",
-                            file=sys.stderr,
-                        )
+                for seed in args.seeds:
+                    for function in (f for f in functions().values() if f.routes):
+                        for caller, token in tokens.items():
+                            har = Path(scratch) / f"{function.kebab_name}-{caller}-{seed}.har"
+                            failures = _schemathesis(
+                                base, function.kebab_name, token, examples=args.examples, seed=seed, har=har
+                            )
+                            run = _summary(function.kebab_name, caller, seed, har, failures)
+                            runs.append(run)
+                            print(
+                                f"{run.document} as {run.caller}, seed {seed}: {run.requests} requests, "
+                                f"{run.server_errors} 5xx, {run.over_limit} over {MAX_SECONDS:g} s, "
+                                f"max {run.max_ms:.0f} ms",
+                                file=sys.stderr,
+                            )
         finally:
             server.shutdown()
             for pool in pools:
                 pool.close()
 
-    print(f"`python -m bench.api_fuzz --examples {args.examples} --seed {args.seed}`\n")
-    print("| document | caller | requests | 5xx | over 1 s | median ms | max ms | schemathesis |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    seeds = " ".join(map(str, args.seeds))
+    print(f"`python -m bench.api_fuzz --examples {args.examples} --seeds {seeds}`\n")
+    print("| document | caller | seed | requests | 5xx | over 1 s | median ms | max ms | schemathesis |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for run in runs:
         verdict = "passed" if not run.failures else "FAILED"
         print(
-            f"| {run.document} | {run.caller} | {run.requests:,} | {run.server_errors} | {run.over_limit} | "
+            f"| {run.document} | {run.caller} | {run.seed} | {run.requests:,} | {run.server_errors} | {run.over_limit} | "
             f"{run.median_ms:.1f} | {run.max_ms:.0f} | {verdict} |"
         )
     total = sum(run.requests for run in runs)
@@ -167,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for run in runs:
         if run.failures:
-            print(f"\n{run.document} as {run.caller}:\n```\n{run.failures}\n```")
+            print(f"\n{run.document} as {run.caller}, seed {run.seed}:\n```\n{run.failures}\n```")
     met = total >= TARGET_REQUESTS and errors == 0 and slow == 0 and not any(run.failures for run in runs)
     return 0 if met else 1
 
