@@ -49,12 +49,13 @@ def _patterns(node: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def _inline(document: dict[str, Any], schema: type[Scenario] | type[Persona], field: str) -> Versioned:
+    patterns = list(_patterns(document, field))
+    # Counted on the raw document first: validating compiles and probes every pattern.
+    check_volume(patterns)
     try:
         found = validated(document, schema, field)
     except InvalidDocument as exc:
         raise Invalid(f"invalid_{field}", f"{exc.path}: {exc.problem}", field=exc.path) from None
-    patterns = list(_patterns(document, field))
-    check_volume(patterns)
     for path, pattern in patterns:
         problem = untrusted_problem(pattern)
         if problem is not None:
