@@ -97,7 +97,7 @@ def test_functions_pin_their_search_path(db):
         functions = tx.rows(
             """
             SELECT n.nspname, p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname IN ('public', 'auth')
+            WHERE n.nspname IN ('public', 'auth', 'persona_rails_private')
             """
         )
     assert functions
@@ -107,6 +107,45 @@ def test_functions_pin_their_search_path(db):
         if not any(setting.startswith("search_path=") for setting in f["proconfig"] or [])
     ]
     assert mutable == [], f"functions without a pinned search_path: {mutable}"
+
+
+def test_every_user_transaction_refuses_a_user_missing_from_auth_users(db):
+    """A missing auth.users row maps the same way in every function: the check runs in the set-up
+    statement of each user transaction (persona_rails.db), before any table is touched, so no
+    function can meet it as a foreign-key violation first (tests/infra/test_unknown_users.py sends
+    every route such a caller)."""
+    import uuid
+
+    from persona_rails.errors import NotFound
+
+    ghost = {"sub": str(uuid.uuid4()), "role": "authenticated", "aud": "authenticated"}
+    with pytest.raises(NotFound) as raised, db.as_user(ghost) as tx:
+        tx.rows("SELECT 1")
+    assert (raised.value.code, raised.value.field) == ("user_not_found", "user_id")
+    with pytest.raises(NotFound):
+        db.run_as_user(ghost, ("SELECT 1", {}))
+
+
+def test_only_the_functions_can_ask_whether_a_user_exists(db):
+    """persona_rails_private.require_user reads auth.users as its owner: the app's roles (anon,
+    authenticated, through PostgREST) must not be able to call it and probe for accounts."""
+    with db.as_owner() as tx:
+        rows = tx.rows(
+            """
+            SELECT r.rolname, has_function_privilege(r.oid, 'persona_rails_private.require_user(text)', 'EXECUTE')
+                     AND has_schema_privilege(r.oid, 'persona_rails_private', 'USAGE') AS can
+            FROM pg_roles r WHERE r.rolname IN ('anon', 'authenticated', 'persona_rails_function')
+            """
+        )
+        definer = tx.one(
+            "SELECT prosecdef FROM pg_proc WHERE oid = 'persona_rails_private.require_user(text)'::regprocedure"
+        )
+    assert {row["rolname"]: row["can"] for row in rows} == {
+        "anon": False,
+        "authenticated": False,
+        "persona_rails_function": True,
+    }
+    assert definer == {"prosecdef": True}
 
 
 def test_the_app_cannot_write_tables_only_the_functions_write(db):
