@@ -99,24 +99,43 @@ _LETTER = r"[^\W\d_]"
 # Han, kana and the CJK compatibility block: scripts written without spaces between words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
-_INVISIBLE_RUN = re.compile(f"[{_INVISIBLE}]+")
-_IS_CJK = re.compile(f"[{_CJK}]")
+
+class _Lazy:
+    """A regular expression compiled by its first use. The folding patterns take about 17 ms to
+    compile (a Han range in a lookbehind is slow to build), which every function's cold start paid
+    at import for rules that most texts never reach: their hints rule them out first."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+
+_INVISIBLE_RUN = _Lazy(f"[{_INVISIBLE}]+")
+_IS_CJK = _Lazy(f"[{_CJK}]")
 # A separator between spelled-out letters: space, punctuation, symbols, emoji (not digits).
 # (Not an apostrophe: "I'm a" is no spelled-out word.)
 _SPELLING_GAP = rf"[\s{_SYMBOLS}{re.escape(_CJK_MARKS)}.,\-\":;!?·•、。，]{{1,5}}"
-_SPELLED_OUT = re.compile(rf"(?<!{_LETTER}){_LETTER}(?:{_SPELLING_GAP}{_LETTER}(?!{_LETTER})){{2,}}")
-_GAP = re.compile(_SPELLING_GAP)
-_CJK_GLUE = re.compile(
+_SPELLED_OUT = _Lazy(rf"(?<!{_LETTER}){_LETTER}(?:{_SPELLING_GAP}{_LETTER}(?!{_LETTER})){{2,}}")
+_GAP = _Lazy(_SPELLING_GAP)
+_CJK_GLUE = _Lazy(
     rf"(?<=[{_CJK}])[\s{_SYMBOLS}{re.escape(_CJK_MARKS)}.\-'\"]+(?=[{_CJK}])"
     # Chinese puts no space around a number either: "叫 119" and "叫💥119" are "叫119".
     rf"|(?<=[{_CJK}])[\s{_SYMBOLS}{re.escape(_ASCII_MARKS)}]+(?=\d)"
     rf"|(?<=\d)[\s{_SYMBOLS}{re.escape(_ASCII_MARKS)}]+(?=[{_CJK}])"
 )
-_LATIN_GLUE = re.compile(rf"(?<=[A-Za-z])[{_SYMBOLS}{re.escape(_ASCII_MARKS)}]+(?=[A-Za-z])")
+_LATIN_GLUE = _Lazy(rf"(?<=[A-Za-z])[{_SYMBOLS}{re.escape(_ASCII_MARKS)}]+(?=[A-Za-z])")
 # Any character three times in a row; the rule squeezes letters only (`_squeezed`).
-_REPEAT = re.compile(r"(.)\1{2,}", re.DOTALL)
+_REPEAT = _Lazy(r"(.)\1{2,}", re.DOTALL)
 # The same three in a row, found twice as fast as the rule's own pattern fails to find one.
-_REPEAT_HINT = re.compile(r"(.)\1\1", re.DOTALL)
+_REPEAT_HINT = _Lazy(r"(.)\1\1", re.DOTALL)
 # Squeezing is for short texts (what a person types at a prompt): looking for a repeat costs a
 # regular expression step per character, which a 300-character debate chunk should not pay.
 _REPEAT_MAX_CHARS = 240
@@ -129,17 +148,17 @@ _MARKS_FOR_HINT = r".*\-_/|~+:;!?\"',=#@$%&<>`^\\·•、。"
 # - the spelled-out rule needs a letter between two of one mark ("s.e.x", "我,想,和"), or a single
 #   letter with spaces around it ("s e x", "我 想 和"); every branch starts with its mark, which
 #   `re` finds fast;
-_SPELLED_HINT = re.compile(
+_SPELLED_HINT = _Lazy(
     "|".join(f"{re.escape(mark)}[^\\W\\d_]{re.escape(mark)}" for mark in _MARKS_FOR_HINT + " \t\n\u3000")
 )
 # - gluing Latin letters needs one of the marks that spell nothing;
-_LATIN_GLUE_HINT = re.compile(rf"[{re.escape(_ASCII_MARKS)}]")
+_LATIN_GLUE_HINT = _Lazy(rf"[{re.escape(_ASCII_MARKS)}]")
 # - gluing CJK characters needs a space, a mark or a symbol (characters of the Basic Multilingual
 #   Plane only, so that `re` tests membership in one step; an emoji is found apart);
-_CJK_GLUE_HINT = re.compile(rf"[ \t\n\r\u3000\u00a0{re.escape(_CJK_MARKS)}.\-'\"{_SYMBOLS_BMP}]")
+_CJK_GLUE_HINT = _Lazy(rf"[ \t\n\r\u3000\u00a0{re.escape(_CJK_MARKS)}.\-'\"{_SYMBOLS_BMP}]")
 # - dropping needs an invisible character: a format character (not printable) or a variation
 #   selector or filler (printable, and rarer).
-_PRINTABLE_INVISIBLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u3164\ufe00-\ufe0f\uffa0]")
+_PRINTABLE_INVISIBLE = _Lazy("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u3164\ufe00-\ufe0f\uffa0]")
 
 
 def _astral(text: str) -> bool:
@@ -210,7 +229,7 @@ _CLAUSE_MARKS = frozenset(",.!?;:、。，！？；：")
 
 def _spelled_out(match: re.Match[str]) -> Kept:
     start, string = match.start(), match.string
-    gaps = list(_GAP.finditer(string, start + 1, match.end()))
+    gaps = list(_GAP.compiled.finditer(string, start + 1, match.end()))
     # The gap between most letters is the separator, and spells nothing ("s.e.x.y", "我,想,和,你").
     separator = Counter(gap.group() for gap in gaps).most_common(1)[0][0]
     # Letters set apart by marks ("n*e*e*d t*o") keep the spaces between their words; letters set
@@ -223,7 +242,8 @@ def _spelled_out(match: re.Match[str]) -> Kept:
         if text != separator:
             spaces = [index for index, char in enumerate(text) if char.isspace()]
             clause = [index for index, char in enumerate(text) if char in _CLAUSE_MARKS]
-            between_cjk = _IS_CJK.match(string[gap.start() - 1]) and _IS_CJK.match(string[gap.end()])
+            cjk = _IS_CJK.compiled.match
+            between_cjk = cjk(string[gap.start() - 1]) and cjk(string[gap.end()])
             if spaces and not between_cjk and (marked or clause or len(spaces) >= 2):
                 clause.append(spaces[0])
             kept.extend(offset + index for index in sorted(clause))
@@ -236,7 +256,7 @@ def _squeezed(match: re.Match[str]) -> Kept:
     return (0,) if match.group(1).isalpha() else range(len(match.group()))
 
 
-Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], Kept]]
+Rule = tuple[_Lazy, Callable[[re.Match[str]], Kept]]
 _INVISIBLE_RULE: Rule = (_INVISIBLE_RUN, _drop_all)
 _SPELLED_OUT_RULE: Rule = (_SPELLED_OUT, _spelled_out)
 _CJK_GLUE_RULE: Rule = (_CJK_GLUE, _drop_all)
@@ -284,7 +304,7 @@ def _ascii_rules(text: str) -> list[Rule]:
 def _plain_rules(text: str) -> list[Rule]:
     rules = []
     # No whitespace here (see `_unusual`): the hint needs no padding.
-    if _SPELLED_HINT.search(text):
+    if _SPELLED_HINT.compiled.search(text):
         rules.append(_SPELLED_OUT_RULE)
     if len(text) <= _REPEAT_MAX_CHARS:
         rules.append(_REPEAT_RULE)
@@ -296,14 +316,14 @@ def _rules(text: str) -> list[Rule]:
     invisible characters go before anything looks for letters standing alone."""
     astral = _astral(text)
     rules = []
-    if astral or not text.isprintable() or _PRINTABLE_INVISIBLE.search(text):
+    if astral or not text.isprintable() or _PRINTABLE_INVISIBLE.compiled.search(text):
         rules.append(_INVISIBLE_RULE)
-    if astral or _SPELLED_HINT.search(f" {text} "):
+    if astral or _SPELLED_HINT.compiled.search(f" {text} "):
         rules.append(_SPELLED_OUT_RULE)
-    glue = astral or _CJK_GLUE_HINT.search(text) is not None
+    glue = astral or _CJK_GLUE_HINT.compiled.search(text) is not None
     if glue:
         rules.append(_CJK_GLUE_RULE)
-    if glue or _LATIN_GLUE_HINT.search(text):
+    if glue or _LATIN_GLUE_HINT.compiled.search(text):
         rules.append(_LATIN_GLUE_RULE)
     if len(text) <= _REPEAT_MAX_CHARS:
         rules.append(_REPEAT_RULE)
@@ -311,12 +331,12 @@ def _rules(text: str) -> list[Rule]:
 
 
 def _apply(
-    text: str, origin: list[int] | None, pattern: re.Pattern[str], rule: Callable[[re.Match[str]], Kept]
+    text: str, origin: list[int] | None, pattern: _Lazy, rule: Callable[[re.Match[str]], Kept]
 ) -> tuple[str, list[int] | None]:
     pieces: list[str] = []
     mapped: list[int] = []
     last = 0
-    for match in pattern.finditer(text):
+    for match in pattern.compiled.finditer(text):
         start = match.start()
         pieces.append(text[last:start])
         if origin is not None:
@@ -384,7 +404,7 @@ def _fold(text: str, origin: list[int] | None) -> tuple[str, list[int] | None]:
 def _apply_all(text: str, origin: list[int] | None, rules: list[Rule]) -> tuple[str, list[int] | None]:
     for pattern, rule in rules:
         # Asked of the text as the rules before it left it ("啊 啊 啊" is a repeat once joined).
-        if pattern is _REPEAT and not _REPEAT_HINT.search(text):
+        if pattern is _REPEAT and not _REPEAT_HINT.compiled.search(text):
             continue
         text, origin = _apply(text, origin, pattern, rule)
     return text, origin

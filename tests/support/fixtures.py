@@ -2,6 +2,7 @@
 
 - `database_url` / `db`: a throwaway embedded PostgreSQL with Supabase's roles and every migration;
 - `users`: real auth.users rows with signed JWTs (user and service-role callers);
+- `seeded_db`: `db` with supabase/seed.sql loaded (the development users the events/ fixtures name);
 - `api`: every HTTP function in template.yaml, invoked with API Gateway v2 events;
 - `fake_openai`: the real `openai` SDK pointed at a scripted OpenAI-compatible server on 127.0.0.1;
 - `logs`: what the Powertools logger wrote during a test;
@@ -68,6 +69,15 @@ def db(database_url: str) -> Iterator[Any]:
     database = Database(database_url)
     yield database
     database.close()
+
+
+@pytest.fixture
+def seeded_db(db: Any) -> Any:
+    """`db` after supabase/seed.sql (idempotent): a test of an events/ fixture must not rely on an
+    earlier test having loaded it, or the fixture's user is unknown (404 user_not_found)."""
+    with db.as_owner() as tx:
+        tx.execute((Path(__file__).resolve().parents[2] / "supabase" / "seed.sql").read_text(encoding="utf-8"))
+    return db
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -181,10 +181,34 @@ class Lexicon(BaseModel):
         return tuple(compiled)
 
     @cached_property
-    def compiled_patterns(self) -> tuple[re.Pattern[str], ...]:
+    def compiled_patterns(self) -> tuple[HighPattern, ...]:
         # DOTALL: a reply may hold newlines, and "好想\n你" is the same reply as "好想你". Patterns
         # match the folded text, so they are folded too.
-        return tuple(re.compile(fold_pattern(pattern), re.DOTALL) for pattern in self.high_patterns)
+        return tuple(
+            HighPattern(
+                pattern,
+                re.compile(fold_pattern(pattern), re.DOTALL),
+                _LATIN_WORDS.fullmatch(pattern) is not None,
+            )
+            for pattern in self.high_patterns
+        )
+
+
+class HighPattern(NamedTuple):
+    source: str
+    compiled: re.Pattern[str]
+    # Whether the pattern can match only a text holding a Latin letter (see `_LATIN_WORDS`): an
+    # English pattern searched through a Chinese reply costs more than the Chinese ones together.
+    needs_latin: bool
+
+
+# A pattern of ASCII letters, spaces, apostrophes and \b, \s, \s+, \s* only (after an optional
+# "(?i)"), with at least one letter, needs every one of its letters, so it cannot match a text
+# holding no Latin letter (`LATIN_LETTER`). Any other pattern is always searched.
+_LATIN_WORDS = re.compile(r"(?:\(\?i\))?(?:\\b|\\s[+*]?|[A-Za-z' ])*[A-Za-z](?:\\b|\\s[+*]?|[A-Za-z' ])*")
+# What such a letter matches even under IGNORECASE: a Latin letter, or one of the three characters
+# Python's `re` holds equal to one (ı to i, ſ to s, the Kelvin sign to k).
+LATIN_LETTER = re.compile("[A-Za-z\u0131\u017f\u212a]")
 
 
 @cache

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from persona_rails.folding import fold
-from persona_rails.moderation.lexicon import Lexicon, Thresholds
+from persona_rails.moderation.lexicon import LATIN_LETTER, Lexicon, Thresholds
 
 # intimacy-2: folded text, the local model's score fused (docs/judges.md).
 ENGINE_VERSION = "intimacy-2"
@@ -98,9 +98,11 @@ def rule_score(text: str, lexicon: Lexicon) -> RuleScore:
         return RuleScore(0.0)
     folded = fold(text)
     high, medium, low = lexicon.keyword_index.find(folded)
+    latin = LATIN_LETTER.search(folded) is not None
     patterns = tuple(
-        source for source, pattern in zip(lexicon.high_patterns, lexicon.compiled_patterns, strict=True)
-        if pattern.search(folded)
+        pattern.source
+        for pattern in lexicon.compiled_patterns
+        if (latin or not pattern.needs_latin) and pattern.compiled.search(folded)
     )
     raw = (
         BASE_SCORE

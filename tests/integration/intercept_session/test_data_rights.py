@@ -364,7 +364,7 @@ def test_rls_lets_nobody_delete_another_users_rows(users, api, db):
     assert stored(db, alice.id)["sessions"] == 4
 
 
-def test_the_event_fixtures_export_and_delete_the_seeded_users_history(api):
+def test_the_event_fixtures_export_and_delete_the_seeded_users_history(api, seeded_db):
     exported = api.invoke_event(load_event("intercept-session/export-history.json"))
     deleted = api.invoke_event(load_event("intercept-session/delete-history.json"))
 

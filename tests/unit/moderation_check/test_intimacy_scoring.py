@@ -11,6 +11,7 @@ import itertools
 
 import pytest
 
+from persona_rails.folding import fold
 from persona_rails.moderation.lexicon import Lexicon, Thresholds, lexicon_artifact
 from persona_rails.moderation.scoring import (
     DEFAULT_THRESHOLDS,
@@ -189,3 +190,29 @@ def test_the_rule_score_reads_the_folded_text(disguised):
 @pytest.mark.parametrize("disguised", ["ｉ ｌｏｖｅ ｙｏｕ", "і lоvе уоu", "i  l o v e  y o u", "i lo💕ve you"])
 def test_english_keywords_and_patterns_read_through_disguises(disguised):
     assert rule_score(disguised, LEXICON) == rule_score("i love you", LEXICON)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needs_latin"),
+    [
+        (r"(?i)\blove\s+you\b", True),
+        (r"forever yours", True),
+        (r"\bkiss\s*me\b", True),
+        (r"(?i)\bi\b", True),
+        (r"好想.*你", False),
+        (r"(?i)love|爱", False),
+        (r"(?i)\bl.ve\b", False),  # it needs l, v and e, but the shape test reads letters and \b, \s only
+        (r"(?i)\b\w+\s+you\b", False),
+        (r"(?i)(love)?\s+", False),
+        (r"\s+", False),
+    ],
+)
+def test_only_patterns_that_need_a_latin_letter_are_skipped_on_texts_without_one(pattern, needs_latin):
+    lexicon = Lexicon.model_validate({**LEXICON.model_dump(), "high_patterns": [pattern]})
+    (compiled,) = lexicon.compiled_patterns
+    assert compiled.needs_latin is needs_latin
+    # Whether skipped or not, the rule finds what a search of the folded text finds: the dotless ı,
+    # the long ſ and the Kelvin sign count as Latin letters (re's IGNORECASE matches them).
+    for text in ["我爱你", "ı", "ıove you", "LOVE YOU", "ſ", "\u212aiss me", "好想和你在一起", "forever yours 💕"]:
+        searched = compiled.compiled.search(fold(text)) is not None
+        assert (pattern in rule_score(text, lexicon).patterns) is searched, text

@@ -1,0 +1,79 @@
+"""Rule-only moderation in instructions per text (callgrind), for this checkout and, with
+`--against`, another checkout of the repository (a `git worktree` of an older commit).
+
+Instructions do not depend on the machine's load, which on a shared 2-CPU machine moves a timed
+rate by a third from one minute to the next. Each count is the difference between a run that checks
+2,200 texts and one that checks the first 200 of the same corpus (imports, building the corpus,
+lexicon loading and lazy compiles cancel out), divided by 2,000.
+
+    python -m bench.moderation.instructions [--against /tmp/head]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.common import REPO_ROOT
+
+VARIANTS = ("`rule_score` alone", "`evaluate`, policy default", "`evaluate`, policy stage_aware")
+WARM, MEASURED = 200, 2_000
+# Runs inside the checkout being measured: its own layer, its own bench corpus and variants.
+CHILD = """
+import sys
+root, variant, total, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sys.path[:0] = [root + "/shared", root]
+from bench.moderation.corpus import SEED, chinese_corpus, lexicon
+from bench.moderation.rules import rule_variants
+run = rule_variants(lexicon())[variant]
+for index, text in enumerate(chinese_corpus(total, SEED)[:count]):
+    run(text, 1 + index % 5)
+"""
+
+
+def instructions(root: Path, variant: str, count: int) -> int:
+    completed = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CHILD,
+         str(root), variant, str(WARM + MEASURED), str(count)],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    found = re.search(r"Collected : (\d+)", completed.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no total:\n{completed.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_text(root: Path, variant: str) -> float:
+    return (instructions(root, variant, WARM + MEASURED) - instructions(root, variant, WARM)) / MEASURED
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed", file=sys.stderr)
+        return 2
+    print(
+        "| instructions per text | "
+        + (f"{args.against} | " if args.against else "")
+        + "this checkout | ratio |"
+    )
+    print("|---|" + ("---:|" if args.against else "") + "---:|---:|")
+    for variant in VARIANTS:
+        here = per_text(REPO_ROOT, variant)
+        if args.against:
+            there = per_text(args.against.resolve(), variant)
+            print(f"| {variant} | {there:,.0f} | {here:,.0f} | {here / there:.2f} |")
+        else:
+            print(f"| {variant} | {here:,.0f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
