@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -42,6 +42,31 @@ class CategoryItem(Item):
 class IntimacyItem(Item):
     klass: Literal["friendly", "caring", "affectionate", "romantic", "sexual"] = Field(alias="class")
     form: Literal["plain", "pinyin", "traditional", "slang"]
+
+
+ChairReason = Literal[
+    "none",
+    "factual_correction",
+    "straw_man_detected",
+    "direct_challenge",
+    "clarification_needed",
+    "strong_agreement",
+    "pivotal_point",
+]
+Framework = Annotated[str, Field(pattern=r"^[a-z][a-z_]{1,39}$")]
+
+
+class ChairItem(Item):
+    """A chunk of what a debate chair just said, who speaks and who listens, and the moment it
+    gives a listening chair (`none`: no interruption is warranted). `hedged`: the chunk reports,
+    quotes or denies what it says, so it must never interrupt below aggressiveness 5."""
+
+    text: str = Field(min_length=1, max_length=600)
+    speaker: Framework
+    listeners: list[Framework] = Field(min_length=1, max_length=3)
+    topic: str = Field(min_length=1, max_length=120)
+    reason: ChairReason
+    hedged: bool
 
 
 class EvalSetError(ValueError):

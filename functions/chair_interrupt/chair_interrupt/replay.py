@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chair_interrupt.artifacts import chair_config
+from chair_interrupt.artifacts import chair_config, chair_model
 from chair_interrupt.engine.evaluate import (
     Decision,
     Outcome,
@@ -61,7 +61,15 @@ def replay(record: DecisionRecord) -> dict[str, Any]:
             decision = llm_decision(config, context, eligible, verdict, threshold=threshold, seed=seed)
     else:
         quick = quick_check(config, context.recent_content)
-        decision = offline_decision(config, context, eligible, quick, threshold=threshold, seed=seed)
+        decision = offline_decision(
+            config,
+            context,
+            eligible,
+            quick,
+            aggressiveness=interruptions.aggressiveness,
+            seed=seed,
+            model=chair_model(),
+        )
     candidate = decision.candidate
     if candidate is not None and not inputs.get("cooldown_claimed", True):
         return {"outcome": Outcome.ON_COOLDOWN.value, "urgency": decision.urgency, "candidate": None}

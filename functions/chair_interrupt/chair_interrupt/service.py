@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chair_interrupt import repository
-from chair_interrupt.artifacts import chair_config
+from chair_interrupt.artifacts import chair_config, chair_model
 from chair_interrupt.engine.config import ChairConfig
 from chair_interrupt.engine.evaluate import (
     Decision,
@@ -120,7 +120,15 @@ def decide(
     threshold = config.threshold(interruptions.aggressiveness)
     if not (llm.configured and asks_llm(config, quick, interruptions.aggressiveness)):
         return Evaluated(
-            offline_decision(config, context, eligible, quick, threshold=threshold, seed=seed),
+            offline_decision(
+                config,
+                context,
+                eligible,
+                quick,
+                aggressiveness=interruptions.aggressiveness,
+                seed=seed,
+                model=chair_model(),
+            ),
             Source.OFFLINE,
             None,
             None,
@@ -145,7 +153,15 @@ def decide(
             return Evaluated(Decision(Outcome.MALFORMED_REPLY), Source.LLM, llm.model, raw, fault.reason)
         logger.warning("llm fault, using the offline evaluator", extra={"fallback_reason": fault.reason})
         count("LlmFallback")
-        decision = offline_decision(config, context, eligible, quick, threshold=threshold, seed=seed)
+        decision = offline_decision(
+            config,
+            context,
+            eligible,
+            quick,
+            aggressiveness=interruptions.aggressiveness,
+            seed=seed,
+            model=chair_model(),
+        )
         return Evaluated(decision, Source.OFFLINE, None, None, fault.reason)
     decision = llm_decision(config, context, eligible, reply.value, threshold=threshold, seed=seed)
     return Evaluated(decision, Source.LLM, reply.model, reply.raw, None)

@@ -63,7 +63,8 @@ def measure(judge: Judge, split: str, *, transforms: bool = True, path: Path | N
         },
     }
     contexts = sorted({d.case.context for d in decided})
-    if contexts != [""]:
+    # A judge whose context is per item (a chair chunk's speaker and listeners) reports no blocks.
+    if contexts != [""] and getattr(judge, "report_contexts", True):
         report["contexts"] = {
             context: _block([d for d in decided if d.case.context == context], judge.labels)
             for context in contexts

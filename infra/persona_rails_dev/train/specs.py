@@ -3,6 +3,7 @@ settings, its decision bounds and where its file goes."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from persona_rails_dev.train.models import Trained, train_model
 
 NGRAM_BUCKETS = 1 << 16
 CATEGORY_BUCKETS = 1 << 15
+CHAIR_BUCKETS = 1 << 15
 # The emergency bands: the emergency bound keeps false alarms at most this often (out of fold) ...
 EMERGENCY_FALSE_ALARMS = 0.06
 # ... and the doubt band reaches down until it holds this share of emergencies, never letting more
@@ -162,6 +164,92 @@ def _intimacy() -> Trained:
     )
 
 
+def chair_shift(
+    interrupting: list[float], warranted: list[bool], fixed: tuple[int, int, int], threshold: float
+) -> float:
+    """The urgency shift (engine/scorer.py) at which the weaker of precision and recall of
+    "interrupt" at `threshold` is best (the issue sets a floor on both), over out-of-fold
+    probabilities; `fixed` counts (found, false, missed) decided without the scorer."""
+    from chair_interrupt.engine.scorer import shifted
+
+    def weaker(shift: float) -> float:
+        found, false, missed = fixed
+        for probability, wanted in zip(interrupting, warranted, strict=True):
+            hit = shifted(probability, shift) >= threshold
+            found += hit and wanted
+            false += hit and not wanted
+            missed += wanted and not hit
+        return min(found / (found + false), found / (found + missed)) if found else 0.0
+
+    shifts = [step / 10 for step in range(-40, 41)]
+    return max(shifts, key=lambda shift: (weaker(shift), -abs(shift)))
+
+
+def _chair() -> Trained:
+    with_function("chair_interrupt")
+    from chair_interrupt.artifacts import load_config
+    from chair_interrupt.engine.detectors import read, rule_features
+    from chair_interrupt.engine.model import Reason
+    from chair_interrupt.engine.quick import quick_check
+    from chair_interrupt.engine.scorer import CLASSES
+    from persona_rails.local_model.features import text_features
+
+    config = load_config(model_path=None)
+    items = evalsets.load("chair", "train", evalsets.ChairItem)
+    readings = [read(config.detectors, config.hedges, config.aliases, item.text) for item in items]
+    quicks = [quick_check(config, item.text) for item in items]
+    examples = []
+    for item, reading, quick in zip(items, readings, quicks, strict=True):
+        slots, weight = text_features(item.text, CHAIR_BUCKETS)
+        features = rule_features(reading, quick, item.speaker, frozenset(item.listeners))
+        klass = "hedged" if item.hedged else item.reason
+        examples.append(Example(tuple(slots), weight, features, CLASSES.index(klass)))
+
+    def thresholds(out_of_fold: list[list[float]]) -> dict[str, float]:
+        # Decided as at aggressiveness 3 (engine/evaluate.py): a hedged chunk (by the lexicon, or
+        # the scorer's most probable class where no rule speaks) never interrupts; a rule trigger
+        # by its base urgency; the rest by the scorer.
+        threshold = config.threshold(3)
+        found = false = missed = 0
+        interrupting, warranted = [], []
+        for item, reading, quick, probabilities in zip(items, readings, quicks, out_of_fold, strict=True):
+            wanted = item.reason != "none"
+            rule = quick.likely_reason or (Reason.FACTUAL_CORRECTION if reading.misattributed else None)
+            learned = max(range(len(CLASSES)), key=probabilities.__getitem__) == 1
+            hedged = reading.hedged or (learned and rule is None)
+            if hedged or rule is not None:
+                urgent = rule is not None and config.policy.offline.base_urgency[rule] >= threshold
+                hit = not hedged and urgent
+                found += hit and wanted
+                false += hit and not wanted
+                missed += wanted and not hit
+            else:
+                interrupting.append(1 - probabilities[0] - probabilities[1])
+                warranted.append(wanted)
+        return {"urgency_shift": chair_shift(interrupting, warranted, (found, false, missed), threshold)}
+
+    return train_model(
+        name="chair",
+        version="2026.11.1",
+        classes=CLASSES,
+        buckets=CHAIR_BUCKETS,
+        # Fifteen epochs, not thirty: a chunk fills ten times the slots of a reason, and eight
+        # classes train eight vectors (CI retrains every model).
+        settings=Settings(epochs=15, rate=0.2, l2=1e-3),
+        items=items,
+        examples=examples,
+        sources=(evalsets.ROOT / "chair" / "train.jsonl",),
+        thresholds=thresholds,
+    )
+
+
+def _chair_path() -> Path:
+    with_function("chair_interrupt")
+    from chair_interrupt.artifacts import CHAIR_MODEL
+
+    return CHAIR_MODEL
+
+
 def _intercept_model(name: str) -> Callable[[], Path]:
     def path() -> Path:
         with_function("intercept_session")
@@ -184,4 +272,14 @@ SPECS = {
     "emergency": Spec("emergency", _intercept_model("emergency"), _emergency),
     "category": Spec("category", _intercept_model("category"), _category),
     "intimacy": Spec("intimacy", _intimacy_path, _intimacy),
+    "chair": Spec("chair", _chair_path, _chair),
 }
+
+
+def trained(name: str) -> tuple[bytes, Path, float]:
+    """A model's file as `make train` writes it, where it goes, and the seconds training took (run in
+    a worker process by `python -m persona_rails_dev.train`)."""
+    spec = SPECS[name]
+    started = time.perf_counter()
+    data = spec.train().data()
+    return data, spec.path(), time.perf_counter() - started

@@ -8,6 +8,7 @@ function running without an LLM never pays for it.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -93,6 +94,9 @@ def parse_reply(content: object, schema: type[ModelT]) -> ModelT:
     if _holds_nul(value.model_dump(mode="json")):
         # "\u0000" is valid JSON, but PostgreSQL text cannot store it: the turn would fail to save.
         raise LlmFault("malformed", "NUL character", raw=content)
+    if _holds_non_finite(value.model_dump()):
+        # NaN, Infinity and 1e999 parse as floats; clamped, Infinity would be a confidence of 1.
+        raise LlmFault("malformed", "non-finite number", raw=content)
     return value
 
 
@@ -103,6 +107,16 @@ def _holds_nul(value: Any) -> bool:
         return any(_holds_nul(item) for item in value.values())
     if isinstance(value, list):
         return any(_holds_nul(item) for item in value)
+    return False
+
+
+def _holds_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_holds_non_finite(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_non_finite(item) for item in value)
     return False
 
 

@@ -50,8 +50,10 @@ PIVOTAL = "The fundamental issue is whether rights are absolute."
 CHALLENGE = "Your argument is clearly wrong, and everyone can see it!"
 # A factual error about deontology: only chair_3 can correct it.
 DEONTOLOGY_ERROR = "Deontology ignores consequences entirely, which is why it fails."
-# Nothing any quick-check pattern catches.
+# Nothing any quick-check pattern catches: the local scorer decides it.
 CALM = "We should weigh the outcomes for everyone affected, and count each person equally."
+# The spec's straw man, reported and rejected: it never interrupts below aggressiveness 5.
+HEDGED = "Critics sometimes say virtue ethics people just want to feel good about themselves, but that's a caricature."
 
 
 def chair(position: str, framework: str, name: str) -> dict[str, Any]:

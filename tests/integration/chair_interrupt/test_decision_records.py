@@ -25,6 +25,7 @@ from tests.integration.chair_interrupt.helpers import (
     DEONTOLOGY_ERROR,
     EVALUATION_ID,
     FUNCTION,
+    HEDGED,
     PIVOTAL,
     STRAW_MAN,
     THRESHOLDS,
@@ -79,9 +80,10 @@ def test_every_kind_of_evaluation_stores_one_record(api, users, db):
     ]
     other = new_debate()
     replies = [evaluate(api, owner, debate, **kwargs) for _, kwargs in cases]
-    replies.append(evaluate(api, owner, other, CALM, aggressiveness=2))
+    replies.append(evaluate(api, owner, other, CALM, aggressiveness=1))
     replies.append(evaluate(api, owner, other, PIVOTAL, aggressiveness=1))
-    expected = [outcome for outcome, _ in cases] + ["no_quick_trigger", "below_threshold"]
+    replies.append(evaluate(api, owner, other, HEDGED, aggressiveness=4))
+    expected = [outcome for outcome, _ in cases] + ["below_threshold", "below_threshold", "hedged"]
 
     rows = records(db, owner.id)
     assert len(rows) == len(replies)

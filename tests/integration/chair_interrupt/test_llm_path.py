@@ -199,24 +199,21 @@ def test_a_display_name_falls_back_to_the_model_id(api, owner, fake_openai):
     assert "- chair_2: gpt-5 (Virtue Ethics)" in prompt
 
 
-@pytest.mark.parametrize("aggressiveness", [1, 2, 3])
-def test_a_chunk_with_no_quick_trigger_never_reaches_the_model_up_to_aggressiveness_3(
-    api, db, owner, fake_openai, aggressiveness
-):
+def test_at_aggressiveness_1_a_chunk_with_no_quick_trigger_never_reaches_the_model(api, db, owner, fake_openai):
     fake_openai.script(json_content(verdict()))
-    reply = evaluate(api, owner, new_debate(), CALM, aggressiveness=aggressiveness)
+    reply = evaluate(api, owner, new_debate(), CALM, aggressiveness=1)
     assert reply.body is None
     assert _asked(fake_openai) == []
     record = record_of(db, reply)
     assert (record["source"], record["raw_reply"], record["output"]["outcome"]) == (
         "offline",
         None,
-        "no_quick_trigger",
+        "below_threshold",
     )
 
 
-@pytest.mark.parametrize("aggressiveness", [4, 5])
-def test_from_aggressiveness_4_the_model_is_asked_even_without_a_quick_trigger(
+@pytest.mark.parametrize("aggressiveness", [2, 3, 4, 5])
+def test_from_aggressiveness_2_the_model_is_asked_even_without_a_quick_trigger(
     api, db, owner, fake_openai, aggressiveness
 ):
     fake_openai.script(
@@ -420,8 +417,12 @@ def test_injected_text_is_only_ever_data(api, db, owner, fake_openai):
 @pytest.mark.parametrize(
     "content",
     ["I think chair_3 should interrupt here.", '{"shouldInterrupt": true, "interruptingChairPosition": "chair_3"',
-     '```json\n{"shouldInterrupt": true}\n```', '{"shouldInterrupt": true}'],
-    ids=["prose", "truncated", "fenced", "missing-fields"],
+     '```json\n{"shouldInterrupt": true}\n```', '{"shouldInterrupt": true}',
+     *(f'{{"shouldInterrupt": true, "interruptingChairPosition": "chair_2", "reason": "straw_man_detected", '
+       f'"triggerContent": "x", "urgency": {urgency}, "suggestedOpener": null}}'
+       for urgency in ("Infinity", "1e999", "NaN", "-Infinity"))],
+    ids=["prose", "truncated", "fenced", "missing-fields", "infinite-urgency", "overflowing-urgency", "nan-urgency",
+         "minus-infinite-urgency"],
 )  # fmt: skip
 def test_a_malformed_reply_is_no_interrupt_with_a_warning_and_the_raw_reply_kept(
     api, db, owner, fake_openai, logs, content

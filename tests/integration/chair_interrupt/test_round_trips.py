@@ -69,7 +69,8 @@ def test_every_route_stays_within_budget_and_does_not_grow_with_history(api, use
     assert first.body is not None
     measured["on cooldown"], blocked = _count(round_trip_proxy, evaluation(STRAW_MAN))
     assert blocked.body is None
-    measured["no trigger"], _ = _count(round_trip_proxy, evaluation(CALM))
+    measured["no trigger"], calm = _count(round_trip_proxy, evaluation(CALM, aggressiveness=1))
+    assert calm.body is None
     measured["no eligible chair"], _ = _count(
         round_trip_proxy, evaluation(STRAW_MAN, other_chairs=[VIRTUE], aggressiveness=5)
     )

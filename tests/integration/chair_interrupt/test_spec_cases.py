@@ -110,11 +110,14 @@ def test_the_same_mild_chunk_interrupts_at_aggressiveness_5_and_not_at_1(api, ow
     assert evaluate(api, owner, new_debate(), PIVOTAL, aggressiveness=5).body is not None
 
 
-def test_a_chunk_with_no_trigger_is_not_interrupted_even_at_aggressiveness_5(api, db, owner):
+def test_at_aggressiveness_1_only_a_rule_trigger_interrupts_offline(api, db, owner):
+    # The local scorer's urgency stops at offline.scorer_max_urgency (0.85), below 1's 0.9.
     debate = new_debate()
-    reply = evaluate(api, owner, debate, CALM, aggressiveness=5)
+    reply = evaluate(api, owner, debate, CALM, aggressiveness=1)
     assert reply.body is None
-    assert record_of(db, reply)["output"]["outcome"] == "no_quick_trigger"
+    output = record_of(db, reply)["output"]
+    assert output["outcome"] == "below_threshold"
+    assert output["urgency"] <= 0.85
     assert cooldown_rows(db, owner.id, debate) == []
 
 
@@ -262,7 +265,7 @@ def test_stats_count_interrupts_per_chair_and_per_reason(api, db, owner):
             (STRAW_MAN, {}),
             (DEONTOLOGY_ERROR, {}),
             (PIVOTAL, {}),
-            (CALM, {"aggressiveness": 5}),  # no trigger: no interrupt
+            (CALM, {"aggressiveness": 1}),  # no rule trigger at 1: no interrupt
             (PIVOTAL, {"aggressiveness": 1}),  # below the threshold: no interrupt
             (CHALLENGE, {"enabled": False}),  # disabled: no interrupt
         )

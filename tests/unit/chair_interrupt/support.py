@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chair_interrupt.artifacts import CONFIG_DIR, chair_config
+from chair_interrupt.artifacts import CONFIG_DIR, chair_config, chair_model
 from chair_interrupt.engine.config import ChairConfig
 from chair_interrupt.engine.evaluate import Decision, eligible_chairs, offline_decision, seed_for
 from chair_interrupt.engine.model import Chair, EvaluationContext
@@ -57,8 +57,9 @@ def offline(
         ctx,
         eligible,
         quick_check(cfg, ctx.recent_content),
-        threshold=cfg.threshold(aggressiveness),
+        aggressiveness=aggressiveness,
         seed=SEED,
+        model=chair_model(),
     )
 
 

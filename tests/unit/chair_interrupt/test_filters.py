@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from chair_interrupt.artifacts import chair_model
 from chair_interrupt.engine.evaluate import (
     Outcome,
     asks_llm,
@@ -80,7 +81,7 @@ def test_offline_evaluator_with_no_eligible_chair_interrupts_nobody():
     cfg = config()
 
     decision = offline_decision(
-        cfg, ctx, [], quick_check(cfg, ctx.recent_content), threshold=cfg.threshold(3), seed=SEED
+        cfg, ctx, [], quick_check(cfg, ctx.recent_content), aggressiveness=3, seed=SEED, model=chair_model()
     )
 
     assert decision.candidate is None
@@ -155,8 +156,9 @@ TRIGGERED = QuickCheck(True, Reason.PIVOTAL_POINT, (0, 5))
 QUIET = QuickCheck(False)
 
 
-def test_shipped_gate_asks_the_llm_always_from_aggressiveness_4():
-    assert config().policy.llm_gate.always_from_aggressiveness == 4
+def test_shipped_gate_asks_the_llm_always_from_aggressiveness_2():
+    # Issue 22: at 3, gating on the quick check left recall at 0.17 even with a model configured.
+    assert config().policy.llm_gate.always_from_aggressiveness == 2
 
 
 @pytest.mark.parametrize("aggressiveness", [1, 2, 3, 4, 5])
@@ -170,6 +172,7 @@ def test_without_a_trigger_the_llm_is_asked_only_from_the_policys_aggressiveness
     assert asks_llm(config(), QUIET, aggressiveness) is (aggressiveness >= always_from)
 
 
-def test_a_neutral_chunk_in_a_moderate_debate_asks_no_llm():
+def test_a_neutral_chunk_in_a_conservative_debate_asks_no_llm():
     quick = quick_check(config(), "Let us weigh the evidence carefully before deciding.")
-    assert asks_llm(config(), quick, 3) is False
+    assert asks_llm(config(), quick, 1) is False
+    assert asks_llm(config(), quick, 2) is True

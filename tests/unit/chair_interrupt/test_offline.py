@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from chair_interrupt.artifacts import chair_model
 from chair_interrupt.engine.evaluate import (
     Outcome,
     offline_decision,
@@ -25,19 +26,53 @@ from tests.unit.chair_interrupt.support import (
 )
 
 
-def test_no_quick_trigger_is_no_interrupt_even_when_aggressive():
-    decision = offline(context("Let us weigh the evidence before deciding."), aggressiveness=5)
-    assert decision.outcome is Outcome.NO_QUICK_TRIGGER
+def test_without_a_rule_trigger_the_scorer_decides_and_reports_its_urgency():
+    decision = offline(context("Let us weigh the evidence before deciding."), aggressiveness=3)
+    assert decision.outcome is Outcome.BELOW_THRESHOLD
     assert decision.candidate is None
-    assert decision.urgency is None
+    assert decision.urgency is not None
+    assert 0 <= decision.urgency < config().threshold(3)
 
 
-def test_a_trigger_without_reason_or_span_is_treated_as_no_trigger():
+def test_a_trigger_without_reason_or_span_is_left_to_the_scorer():
     cfg = config()
     ctx = context("They just want power.")
+    expected = offline_decision(
+        cfg, ctx, [VIRTUE], QuickCheck(False), aggressiveness=5, seed=SEED, model=chair_model()
+    )
     for quick in (QuickCheck(True, None, (0, 4)), QuickCheck(True, Reason.STRAW_MAN_DETECTED, None)):
-        decision = offline_decision(cfg, ctx, [VIRTUE], quick, threshold=0.5, seed=SEED)
-        assert decision.outcome is Outcome.NO_QUICK_TRIGGER
+        decision = offline_decision(
+            cfg, ctx, [VIRTUE], quick, aggressiveness=5, seed=SEED, model=chair_model()
+        )
+        assert decision == expected
+
+
+def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_misread():
+    ctx = context("Mill was the one who argued lying is always wrong.", speaker=DEON, others=(VIRTUE, UTIL))
+    decision = offline(ctx, aggressiveness=3)
+    assert decision.outcome is Outcome.INTERRUPT
+    assert decision.candidate is not None
+    assert decision.candidate.trigger_reason is Reason.FACTUAL_CORRECTION
+    assert decision.candidate.interrupting_chair == UTIL
+    assert decision.urgency == pytest.approx(0.85 + 0.05)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Critics sometimes say utilitarians only count bodies, but that's a caricature.",
+        "It is false that Kant ignored consequences; he just refused to let them decide.",
+        "Nobody here thinks virtue ethics is about feeling good about yourself.",
+        "Someone once told me 'they just want to feel good about themselves', which is unfair.",
+    ],
+)
+def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
+    ctx = context(text, speaker=DEON, others=(VIRTUE, UTIL))
+    for aggressiveness in (1, 2, 3, 4):
+        decision = offline(ctx, aggressiveness=aggressiveness)
+        assert (decision.outcome, decision.candidate) == (Outcome.HEDGED, None), aggressiveness
+    # From 5 it is judged, and its urgency pays the hedge penalty.
+    assert offline(ctx, aggressiveness=5).outcome is not Outcome.HEDGED
 
 
 @pytest.mark.parametrize(

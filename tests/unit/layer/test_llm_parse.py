@@ -129,3 +129,29 @@ def test_the_fault_names_what_was_wrong():
         parse_reply(with_(confidence=1.7), LlmVerdict)
     with pytest.raises(LlmFault, match=r"^malformed: not JSON$"):
         parse_reply("nope", LlmVerdict)
+
+
+class _Unbounded(BaseModel):
+    urgency: float
+    scores: list[float] = []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"urgency": NaN}',
+        '{"urgency": Infinity}',
+        '{"urgency": -Infinity}',
+        '{"urgency": 1e999}',
+        '{"urgency": 0.5, "scores": [0.1, NaN]}',
+    ],
+)
+def test_a_non_finite_number_is_malformed_even_where_the_schema_sets_no_bound(content: str):
+    # Clamped to [0, 1], Infinity would have been an urgency of 1.0 and NaN one of 0.
+    with pytest.raises(LlmFault, match=r"^malformed: non-finite number$"):
+        parse_reply(content, _Unbounded)
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity"])
+def test_a_non_finite_confidence_is_outside_its_bounds(number: str):
+    assert fault_of(with_(confidence=0.5).replace("0.5", number)) == "out_of_range"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from chair_interrupt.engine.detectors import CompiledDetectors, alternation, compile_detectors
 from chair_interrupt.engine.model import Reason
-from chair_interrupt.engine.policy import Frameworks, Openers, Policy, QuickCheckPatterns
+from chair_interrupt.engine.policy import Detectors, Frameworks, Openers, Policy, QuickCheckPatterns
 from persona_rails.folding import fold, fold_pattern
 
 
@@ -37,6 +39,7 @@ class ChairConfig:
     quick_check: QuickCheckPatterns
     openers: Openers
     policy: Policy
+    detector_rules: Detectors
     version: str
     # The quick check, in the spec's order: (required literals, pattern, reason). A pattern runs
     # only on a chunk holding one of its literals, so a chunk with no trigger costs a few
@@ -48,7 +51,6 @@ class ChairConfig:
     ascii_groups: tuple[tuple[str, tuple[str, ...]], ...] = field(init=False)
     other_literals: tuple[str, ...] = field(init=False)
     aliases: tuple[tuple[str, re.Pattern[str]], ...] = field(init=False)
-    hedges: re.Pattern[str] = field(init=False)
 
     def __post_init__(self) -> None:
         patterns = self.quick_check.patterns
@@ -65,11 +67,6 @@ class ChairConfig:
                 for p in patterns
             ),
         )
-        object.__setattr__(
-            self,
-            "hedges",
-            re.compile("|".join(f"(?:{fold_pattern(h)})" for h in self.policy.offline.hedges), re.IGNORECASE),
-        )
         literals = tuple(dict.fromkeys(literal for requires, _, _ in self.ordered for literal in requires))
         object.__setattr__(self, "ascii_literals", tuple(lit for lit in literals if lit.isascii()))
         object.__setattr__(self, "ascii_groups", _grouped(self.ascii_literals))
@@ -77,22 +74,24 @@ class ChairConfig:
         object.__setattr__(
             self,
             "aliases",
+            # Matched on the folded, lowercased chunk.
             tuple(
-                (
-                    key,
-                    re.compile(
-                        "|".join(
-                            rf"(?<![\w]){re.escape(fold(alias))}(?![\w])"
-                            if alias.isascii()
-                            else re.escape(fold(alias))
-                            for alias in framework.aliases
-                        ),
-                        re.IGNORECASE,
-                    ),
-                )
+                (key, alternation([re.escape(fold(alias).lower()) for alias in framework.aliases]))
                 for key, framework in self.frameworks.frameworks.items()
             ),
         )
+
+    @cached_property
+    def hedges(self) -> re.Pattern[str]:
+        """Every hedge as one pattern for a folded, lowercased chunk, compiled by the first offline
+        evaluation (the hedges are written lowercase: no IGNORECASE, ten times the search)."""
+        return alternation(self.policy.offline.hedges)
+
+    @cached_property
+    def detectors(self) -> CompiledDetectors:
+        """Compiled by the first offline evaluation that needs them, not at a cold start whose
+        first request is a quick check."""
+        return compile_detectors(self.detector_rules)
 
     def threshold(self, aggressiveness: int) -> float:
         return self.policy.urgency_thresholds[str(aggressiveness)]

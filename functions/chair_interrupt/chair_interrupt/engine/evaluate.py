@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from chair_interrupt.engine.config import ChairConfig
+from chair_interrupt.engine.detectors import Reading, read, rule_features
 from chair_interrupt.engine.model import (
     Candidate,
     Chair,
@@ -24,7 +25,9 @@ from chair_interrupt.engine.model import (
     Reason,
 )
 from chair_interrupt.engine.prompt import LlmVerdict
+from chair_interrupt.engine.scorer import score
 from persona_rails.folding import fold
+from persona_rails.local_model import LocalModel
 
 _SENTENCE_END = re.compile(r"[.!?。！？]")
 MAX_OPENER_WORDS = 8
@@ -44,6 +47,7 @@ class Outcome(StrEnum):
     MALFORMED_REPLY = "malformed_reply"
     ON_COOLDOWN = "on_cooldown"
     NO_DEFENDER = "no_defender"
+    HEDGED = "hedged"
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ DEFENDING_REASONS = frozenset({Reason.STRAW_MAN_DETECTED, Reason.FACTUAL_CORRECT
 
 
 def named_frameworks(config: ChairConfig, content: str) -> set[str]:
-    folded = fold(content)
+    folded = fold(content).lower()
     return {key for key, pattern in config.aliases if pattern.search(folded)}
 
 
@@ -108,10 +112,21 @@ def targeted_chair(
 ) -> Chair | None:
     """The chair whose framework the content names ("Virtue ethics people just want…")."""
     aliases = dict(config.aliases)
+    folded = fold(content).lower()
     for chair in chairs:
         pattern = aliases.get(chair.framework)
-        if pattern is not None and pattern.search(fold(content)):
+        if pattern is not None and pattern.search(folded):
             return chair
+    return None
+
+
+def _rule_trigger(quick: QuickCheck, reading: Reading, content: str) -> tuple[Reason, tuple[int, int]] | None:
+    """What the rules are sure of: a quick-check trigger (the spec's heuristics), else a thinker
+    credited with another school's position (a factual correction)."""
+    if quick.potential_trigger and quick.likely_reason is not None and quick.span is not None:
+        return quick.likely_reason, quick.span
+    if reading.misattributed is not None:
+        return Reason.FACTUAL_CORRECTION, reading.span or (0, len(content))
     return None
 
 
@@ -121,44 +136,76 @@ def offline_decision(
     eligible: list[Chair],
     quick: QuickCheck,
     *,
-    threshold: float,
+    aggressiveness: int,
     seed: int,
+    model: LocalModel,
 ) -> Decision:
-    """The deterministic evaluator: the quick check's reason, its base urgency, plus a bonus when
-    the chunk names an eligible chair's framework and when it exclaims."""
+    """The deterministic evaluator (docs/chair-interrupt.md):
+
+    - a chunk that hedges, denies or reports what it says ("Critics sometimes say…", any quotes,
+      "It is false that…", "Nobody here thinks…") never interrupts below the policy's
+      `hedged_from_aggressiveness` (5);
+    - a rule trigger decides as the spec's heuristics do: a quick-check trigger's reason, or a
+      factual correction where a thinker is credited with another school's position ("Mill was
+      the one who argued lying is always wrong"); the reason's base urgency, a bonus when the
+      chunk names an eligible chair's framework and when it exclaims;
+    - anything else goes to the local scorer (engine/scorer.py), which reads what no pattern
+      lists: a caricature in the speaker's own words, a concession, a term the argument turns on
+      and leaves undefined, a challenge aimed at a listener."""
     if not eligible:
         return Decision(Outcome.NO_ELIGIBLE_CHAIR)
-    if not quick.potential_trigger or quick.likely_reason is None or quick.span is None:
-        return Decision(Outcome.NO_QUICK_TRIGGER)
     rules = config.policy.offline
+    threshold = config.threshold(aggressiveness)
+    reading = read(config.detectors, config.hedges, config.aliases, context.recent_content)
+    rule = _rule_trigger(quick, reading, context.recent_content)
+    if rule is not None:
+        reason, span = rule
+        urgency = rules.base_urgency[reason]
+        hedged = reading.hedged
+    else:
+        listeners = frozenset(chair.framework for chair in context.other_chairs)
+        features = rule_features(reading, quick, context.current_speaker.framework, listeners)
+        scored = score(model, context.recent_content, features)
+        reason, span = scored.reason, reading.span or (0, len(context.recent_content))
+        urgency = min(scored.urgency, rules.scorer_max_urgency)
+        # The scorer's own reading of a hedge counts only where no rule speaks: it learned from
+        # chunks of a few sentences, in which a misattribution was as often corrected as made, and
+        # "Utilitarians don't care about individuals" reads to it like those corrections.
+        hedged = reading.hedged or scored.hedged
+    if hedged and aggressiveness < rules.hedged_from_aggressiveness:
+        return Decision(Outcome.HEDGED)
+    trigger = _sentence_around(context.recent_content, span, rules.trigger_content_max_chars)
+    if hedged:
+        urgency -= rules.hedged_penalty
     target = targeted_chair(config, context.recent_content, context.other_chairs)
-    if quick.likely_reason in DEFENDING_REASONS:
+    if reason in DEFENDING_REASONS:
         if target is not None and target not in eligible:
             # The misrepresented chair is on cooldown: nobody else can defend its view for it.
             return Decision(Outcome.ON_COOLDOWN)
-        if target is None and named_frameworks(config, context.recent_content):
+        if target is None and named_frameworks(config, context.recent_content) and not reading.misattributed:
             # A framework no listening chair holds (or the speaker's own): nobody here to defend it.
             return Decision(Outcome.NO_DEFENDER)
     elif target is not None and target not in eligible:
         target = None
-    trigger = _sentence_around(context.recent_content, quick.span, rules.trigger_content_max_chars)
-    urgency = rules.base_urgency[quick.likely_reason]
-    if target is not None:
-        urgency += rules.targets_a_chair_bonus
-    if "!" in context.recent_content or "！" in context.recent_content:
-        urgency += rules.exclamation_bonus
-    if config.hedges.search(fold(trigger)):
-        urgency -= rules.hedged_penalty
+    if target is None and reading.misattributed is not None:
+        # The chair whose school was misread (the thinker's, or the claim's) corrects it.
+        target = next((c for c in eligible if c.framework in reading.misattributed), None)
+    if rule is not None:
+        # The spec's heuristics' bonuses; the scorer's urgency is calibrated as it stands.
+        if target is not None:
+            urgency += rules.targets_a_chair_bonus
+        if "!" in context.recent_content or "！" in context.recent_content:
+            urgency += rules.exclamation_bonus
     urgency = round(_clamp(urgency), 2)
     if urgency < threshold:
         return Decision(Outcome.BELOW_THRESHOLD, urgency=urgency)
     candidate = Candidate(
         interrupting_chair=target or eligible[0],
         interrupted_chair=context.current_speaker,
-        trigger_reason=quick.likely_reason,
+        trigger_reason=reason,
         trigger_content=trigger,
         urgency=urgency,
-        suggested_opener=opener(config, quick.likely_reason, seed),
+        suggested_opener=opener(config, reason, seed),
     )
     return Decision(Outcome.INTERRUPT, candidate, urgency)
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from chair_interrupt.engine.model import Reason
 
@@ -27,7 +35,12 @@ SPEC_PATTERNS = (
 )
 
 
-def _compiles(pattern: str) -> str:
+def _compiles(pattern: str, info: ValidationInfo) -> str:
+    """A pattern must compile, unless the folder was verified by `make package` (persona_rails.
+    config_seal): then the cold start skips a hundred compiles, and the patterns are compiled by
+    the first evaluation that needs them."""
+    if isinstance(info.context, dict) and info.context.get("sealed"):
+        return pattern
     try:
         re.compile(pattern, re.IGNORECASE)
     except re.error as exc:
@@ -70,6 +83,7 @@ class Frameworks(_Artifact):
 
 
 Literal_ = Annotated[str, Field(min_length=1, max_length=40)]
+Pattern = Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_compiles)]
 
 
 class QuickPattern(_Artifact):
@@ -138,12 +152,16 @@ class LlmGate(_Artifact):
 
 class Offline(_Artifact):
     base_urgency: dict[Reason, Score]
+    # The local scorer's urgency is at most this (below aggressiveness 1's threshold, 0.9).
+    scorer_max_urgency: Score
     targets_a_chair_bonus: Score
     exclamation_bonus: Score
     trigger_content_max_chars: int = Field(ge=20, le=1000)
-    # "I'm not saying…", "Critics claim '…'", 不是说…: the trigger is reported or denied, not meant.
+    # "I'm not saying…", "Critics claim '…'", 不是说…: the chunk reports or denies what it says, and
+    # never interrupts below this aggressiveness; from it, its trigger loses `hedged_penalty`.
+    hedged_from_aggressiveness: int = Field(ge=1, le=6)
     hedged_penalty: Score
-    hedges: list[Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_compiles)]]
+    hedges: list[Pattern]
 
     @field_validator("base_urgency")
     @classmethod
@@ -168,3 +186,28 @@ class Policy(_Artifact):
         if thresholds != SPEC_THRESHOLDS:
             raise ValueError(f"must be the spec's thresholds {SPEC_THRESHOLDS}")
         return thresholds
+
+    @model_validator(mode="after")
+    def _scorer_below_the_most_conservative(self) -> Policy:
+        if self.offline.scorer_max_urgency >= self.urgency_thresholds["1"]:
+            raise ValueError("offline.scorer_max_urgency must stay below aggressiveness 1's threshold")
+        return self
+
+
+class Detectors(_Artifact):
+    """What the offline evaluator reads besides the quick check (engine/detectors.py)."""
+
+    version: Version
+    description: str = ""
+    thinkers: dict[str, list[Pattern]]
+    claims: dict[str, list[Pattern]]
+    attribution: list[Pattern] = Field(min_length=1)
+    concessions: list[Pattern] = Field(min_length=1)
+    loaded_terms: list[Pattern] = Field(min_length=1)
+    definitions: list[Pattern] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _same_frameworks(self) -> Detectors:
+        if set(self.thinkers) != set(self.claims):
+            raise ValueError("thinkers and claims must name the same frameworks")
+        return self

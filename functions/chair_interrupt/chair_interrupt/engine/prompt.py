@@ -22,7 +22,7 @@ class LlmVerdict(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     should_interrupt: bool = Field(alias="shouldInterrupt")
-    urgency: float
+    urgency: float  # a non-finite one (NaN, Infinity) makes the reply malformed (persona_rails.llm)
     # Sent to the model as required (strict structured output); a reply that leaves one out is
     # still read, as the spec reads it: no chair or reason is no interrupt, no opener is drawn.
     interrupting_chair_position: str | None = Field(default=None, alias="interruptingChairPosition")

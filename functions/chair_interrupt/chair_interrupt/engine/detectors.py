@@ -1,0 +1,156 @@
+"""What the offline evaluator reads in a chunk besides the quick check: whether it hedges, whether
+it credits a thinker with another school's position, concedes, or leans on a loaded term it does
+not define, and which frameworks it names. The readings are the local scorer's rule features
+(engine/scorer.py); a hedge also decides alone (engine/evaluate.py).
+
+The chunk is read folded and lowercased (persona_rails.folding), sentence by sentence where a
+reading needs a sentence: "Mill argued the greatest happiness matters; Kant thought lying is
+always wrong" credits each with his own view.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from chair_interrupt.engine.model import QuickCheck
+from chair_interrupt.engine.policy import Detectors
+from persona_rails.folding import fold, fold_pattern
+
+_SENTENCES = re.compile(r"[^.!?。！？;；]+[.!?。！？;；]*")
+
+
+def alternation(patterns: list[str]) -> re.Pattern[str]:
+    """One pattern of many, for a folded, lowercased chunk (the patterns are written lowercase: no
+    IGNORECASE, which costs ten times the search). An ASCII word or phrase matches only as a whole
+    word ("held" not in "withheld"). The word patterns, and those that begin with `\\b`, share one
+    boundary test, so that `re` tries their first letters after it instead of running a lookbehind
+    for each of them at every character."""
+    words, bounded, others = [], [], []
+    for pattern in patterns:
+        if pattern[:1].isalnum() and pattern.isascii():
+            words.append(fold_pattern(pattern))
+        elif pattern.startswith("\\b") and pattern[2:3] not in ("", "|"):
+            bounded.append(fold_pattern(pattern[2:]))
+        else:
+            others.append(fold_pattern(pattern))
+    parts = [rf"(?<![\w])(?:{'|'.join(words)})(?![\w])"] if words else []
+    parts += [rf"(?<![\w])(?:{'|'.join(bounded)})"] if bounded else []
+    parts += [f"(?:{p})" for p in others]
+    return re.compile("|".join(parts))
+
+
+@dataclass(frozen=True)
+class CompiledDetectors:
+    thinkers: tuple[tuple[str, re.Pattern[str]], ...]
+    claims: tuple[tuple[str, re.Pattern[str]], ...]
+    attribution: re.Pattern[str]
+    concessions: re.Pattern[str]
+    loaded_terms: re.Pattern[str]
+    definitions: re.Pattern[str]
+
+
+def compile_detectors(detectors: Detectors) -> CompiledDetectors:
+    return CompiledDetectors(
+        thinkers=tuple((key, alternation(names)) for key, names in detectors.thinkers.items()),
+        claims=tuple((key, alternation(claims)) for key, claims in detectors.claims.items()),
+        attribution=alternation(detectors.attribution),
+        concessions=alternation(detectors.concessions),
+        loaded_terms=alternation(detectors.loaded_terms),
+        definitions=alternation(detectors.definitions),
+    )
+
+
+@dataclass(frozen=True)
+class Reading:
+    hedged: bool
+    # (the thinker's framework, the framework whose claim he is credited with), in one sentence.
+    misattributed: tuple[str, str] | None
+    thinkers: frozenset[str]
+    claims: frozenset[str]
+    concession: bool
+    loaded_terms: int
+    defined: bool
+    # Frameworks the chunk names (by the frameworks file's aliases).
+    names: frozenset[str]
+    question: bool
+    exclamation: bool
+    # Where the strongest reading is (a misattribution, a concession), for the trigger content.
+    span: tuple[int, int] | None
+
+
+def _misattribution(compiled: CompiledDetectors, sentence: str) -> tuple[str, str] | None:
+    if compiled.attribution.search(sentence) is None:
+        return None
+    credited = [key for key, pattern in compiled.thinkers if pattern.search(sentence)]
+    if not credited:
+        return None
+    claimed = [key for key, pattern in compiled.claims if pattern.search(sentence)]
+    for thinker in credited:
+        if claimed and thinker not in claimed:
+            return thinker, claimed[0]
+    return None
+
+
+def read(
+    compiled: CompiledDetectors,
+    hedges: re.Pattern[str],
+    aliases: tuple[tuple[str, re.Pattern[str]], ...],
+    content: str,
+) -> Reading:
+    folded = fold(content)
+    text = folded.lower()
+    thinkers = frozenset(key for key, pattern in compiled.thinkers if pattern.search(text))
+    claims = frozenset(key for key, pattern in compiled.claims if pattern.search(text))
+    misattributed = None
+    span = None
+    # Sentence by sentence only where the whole chunk holds a thinker, a claim and an attribution.
+    if thinkers and claims and compiled.attribution.search(text):
+        for sentence in _SENTENCES.finditer(text):
+            found = _misattribution(compiled, sentence.group())
+            if found is not None:
+                misattributed, span = found, sentence.span()
+                break
+    concession = compiled.concessions.search(text)
+    if span is None and concession is not None:
+        span = concession.span()
+    if span is not None and len(folded) != len(content):
+        span = None  # offsets in the folded text are not the original's: the evaluator takes the chunk
+    return Reading(
+        hedged=hedges.search(text) is not None,
+        misattributed=misattributed,
+        thinkers=thinkers,
+        claims=claims,
+        concession=concession is not None,
+        loaded_terms=len(compiled.loaded_terms.findall(text)),
+        defined=compiled.definitions.search(text) is not None,
+        names=frozenset(key for key, pattern in aliases if pattern.search(text)),
+        question="?" in text,
+        exclamation="!" in text,
+        span=span,
+    )
+
+
+def rule_features(
+    reading: Reading, quick: QuickCheck, speaker: str, listeners: frozenset[str]
+) -> dict[str, float]:
+    """The reading as the scorer's named features (each 0 or 1)."""
+    present = {
+        "hedged": reading.hedged,
+        "misattribution": reading.misattributed is not None,
+        "misattribution_heard": reading.misattributed is not None
+        and bool(set(reading.misattributed) & listeners),
+        "thinker": bool(reading.thinkers),
+        "claim": bool(reading.claims),
+        "concession": reading.concession,
+        "loaded_term": reading.loaded_terms > 0,
+        "undefined_loaded_term": reading.loaded_terms > 0 and not reading.defined,
+        "definition": reading.defined,
+        "names_listener": bool(reading.names & listeners),
+        "names_own": speaker in reading.names,
+        "question": reading.question,
+        "exclamation": reading.exclamation,
+    }
+    if quick.likely_reason is not None:
+        present[f"quick_{quick.likely_reason.value}"] = True
+    return {name: 1.0 for name, on in present.items() if on}

@@ -1,0 +1,49 @@
+"""The local scorer: which of the six reasons a chunk gives a listening chair, or none, or whether
+it only reports, quotes or denies what it says (`hedged`), from a multinomial logistic regression
+over the folded chunk's n-grams and the detectors' readings (models/chair.json, trained by
+`make train` from eval/chair/, docs/judges.md).
+
+The urgency is the probability that some interruption is warranted (1 − P(none) − P(hedged)), moved on the
+logit scale by the model's `urgency_shift`: a shift chosen at training, on out-of-fold
+predictions, so that the spec's thresholds (0.9 at aggressiveness 1 … 0.5 at 5) cut where the
+train split says they should. Pure: the model arrives as an argument.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from chair_interrupt.engine.model import Reason
+from persona_rails.local_model import LocalModel
+
+NONE = "none"
+HEDGED = "hedged"
+CLASSES = (NONE, HEDGED, *(reason.value for reason in Reason))
+_EDGE = 1e-6
+
+
+@dataclass(frozen=True)
+class Scored:
+    reason: Reason
+    urgency: float
+    # The most probable class is `hedged`: the chunk reports, quotes or denies what it says.
+    hedged: bool
+    # Each class's probability, rounded, for the decision record.
+    probabilities: Mapping[str, float]
+
+
+def shifted(probability: float, shift: float) -> float:
+    probability = min(1 - _EDGE, max(_EDGE, probability))
+    logit = math.log(probability / (1 - probability)) + shift
+    return 1 / (1 + math.exp(-logit))
+
+
+def score(model: LocalModel, content: str, features: Mapping[str, float]) -> Scored:
+    probabilities = model.probabilities(content, features)
+    reason = max(Reason, key=lambda candidate: probabilities[candidate.value])
+    warranted = 1 - probabilities[NONE] - probabilities[HEDGED]
+    urgency = shifted(warranted, model.thresholds.get("urgency_shift", 0.0))
+    hedged = max(probabilities, key=probabilities.__getitem__) == HEDGED
+    return Scored(reason, urgency, hedged, {name: round(value, 4) for name, value in probabilities.items()})

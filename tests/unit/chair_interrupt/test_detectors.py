@@ -1,0 +1,104 @@
+"""The offline evaluator's detectors (engine/detectors.py, config/detectors.json) on the issue's
+phrasings and their near misses. How well they serve the judgment is measured on labelled sets
+(`rails eval chair`, docs/judges.md), not here."""
+
+from __future__ import annotations
+
+import pytest
+
+from chair_interrupt.engine.detectors import Reading, read, rule_features
+from chair_interrupt.engine.model import QuickCheck, Reason
+from tests.unit.chair_interrupt.support import config
+
+
+def reading(text: str) -> Reading:
+    cfg = config()
+    return read(cfg.detectors, cfg.hedges, cfg.aliases, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Critics sometimes say utilitarians only count bodies, but that's a caricature.",
+        "Someone once called deontology 'rule worship', which misses the point entirely.",
+        "It is false that Kant ignored consequences altogether.",
+        "Nobody here thinks virtue is just feeling good about yourself.",
+        "As the slogan goes, \u201cthe ends justify the means\u201d, and I reject it.",
+        "I'm not saying care ethics is mere favouritism.",
+        "有人说功利主义者只会算账，这是误解。",
+        "并不是说义务论者不关心后果。",
+        "批评者常把美德伦理说成自我感觉良好。",
+    ],
+)
+def test_reported_quoted_and_denied_claims_are_hedged(text):
+    assert reading(text).hedged
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Utilitarianism is a spreadsheet with a body count.",
+        "Mill was the one who argued lying is always wrong.",
+        "Don't you see that the duty holds whatever happens?",
+        "Kant's universal law cannot tell us what to do here.",
+        "功利主义就是一张带着死亡人数的表格。",
+    ],
+)
+def test_assertions_are_not_hedged(text):
+    # An apostrophe is no quote ("Don't", "Kant's"), and a plain claim reports no one.
+    assert not reading(text).hedged
+
+
+@pytest.mark.parametrize(
+    ("text", "misattributed"),
+    [
+        ("Mill was the one who argued lying is always wrong.", ("utilitarianism", "deontology")),
+        ("Kant said we should maximize happiness for the greatest number.", ("deontology", "utilitarianism")),
+        ("Aristotle thought virtue is just following the rules.", ("virtue_ethics", "deontology")),
+        ("罗尔斯认为最大多数人的幸福才是一切。", ("contractualism", "utilitarianism")),
+    ],
+)
+def test_a_thinker_credited_with_another_schools_claim_is_a_misattribution(text, misattributed):
+    assert reading(text).misattributed == misattributed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mill argued for the greatest happiness of the greatest number.",
+        "Kant held that lying is always wrong, even to a murderer.",
+        "Lying is always wrong, and Bentham would have hated this debate.",  # no attribution of the claim
+        "Sartre was a novelist as well as a philosopher.",
+    ],
+)
+def test_a_thinker_with_his_own_view_or_no_claim_is_no_misattribution(text):
+    assert reading(text).misattributed is None
+
+
+def test_concessions_loaded_terms_and_definitions_are_read():
+    conceding = reading("Fine, I'll grant that in this case the consequences override the promise.")
+    assert conceding.concession
+    assert conceding.span is not None
+    loaded = reading("The policy is unnatural and violates dignity.")
+    assert (loaded.loaded_terms, loaded.defined) == (2, False)
+    defined = reading("By harm I mean a setback to someone's interests, and this policy causes harm.")
+    assert defined.loaded_terms >= 1
+    assert defined.defined
+
+
+def test_rule_features_name_what_was_read():
+    text = "Mill was the one who argued lying is always wrong!"
+    features = rule_features(
+        reading(text),
+        QuickCheck(True, Reason.STRAW_MAN_DETECTED, (0, 4)),
+        "virtue_ethics",
+        frozenset({"utilitarianism"}),
+    )
+    assert features == {
+        "misattribution": 1.0,
+        "misattribution_heard": 1.0,
+        "thinker": 1.0,
+        "claim": 1.0,
+        "exclamation": 1.0,
+        "quick_straw_man_detected": 1.0,
+    }
