@@ -69,6 +69,14 @@ class ChairItem(Item):
     hedged: bool
 
 
+class InterviewItem(Item):
+    """A narrator's answer in a memoir interview: what the interviewer must do about it now
+    (`signal`), and how emotionally charged it is."""
+
+    signal: Literal["none", "pause", "stop_request", "acute_distress", "self_harm"]
+    emotion: Literal["low", "moderate", "high"]
+
+
 class EvalSetError(ValueError):
     pass
 

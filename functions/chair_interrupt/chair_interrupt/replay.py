@@ -9,19 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from chair_interrupt.artifacts import chair_config, chair_model
+from chair_interrupt.artifacts import chair_config
 from chair_interrupt.engine.evaluate import (
     Decision,
     Outcome,
     eligible_chairs,
     gate,
     llm_decision,
-    offline_decision,
 )
 from chair_interrupt.engine.model import Chair, EvaluationContext, Interruptions
 from chair_interrupt.engine.prompt import LlmVerdict
 from chair_interrupt.engine.quick import quick_check
-from chair_interrupt.service import candidate_out
+from chair_interrupt.service import candidate_out, decide_offline
 from persona_rails.decisions import DecisionRecord, NotReplayable
 from persona_rails.llm.structured import LlmFault, parse_reply
 
@@ -61,14 +60,8 @@ def replay(record: DecisionRecord) -> dict[str, Any]:
             decision = llm_decision(config, context, eligible, verdict, threshold=threshold, seed=seed)
     else:
         quick = quick_check(config, context.recent_content)
-        decision = offline_decision(
-            config,
-            context,
-            eligible,
-            quick,
-            aggressiveness=interruptions.aggressiveness,
-            seed=seed,
-            model=chair_model(),
+        decision = decide_offline(
+            config, context, eligible, quick, aggressiveness=interruptions.aggressiveness, seed=seed
         )
     candidate = decision.candidate
     if candidate is not None and not inputs.get("cooldown_claimed", True):

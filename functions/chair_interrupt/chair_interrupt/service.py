@@ -106,6 +106,21 @@ class Evaluated:
     fallback_reason: str | None
 
 
+def decide_offline(
+    config: ChairConfig,
+    context: EvaluationContext,
+    eligible: list[Chair],
+    quick: QuickCheck,
+    *,
+    aggressiveness: int,
+    seed: int,
+) -> Decision:
+    """The offline evaluator with the shipped local scorer (models/chair.json)."""
+    return offline_decision(
+        config, context, eligible, quick, aggressiveness=aggressiveness, seed=seed, model=chair_model()
+    )
+
+
 def decide(
     config: ChairConfig,
     llm: LlmSettings,
@@ -120,14 +135,8 @@ def decide(
     threshold = config.threshold(interruptions.aggressiveness)
     if not (llm.configured and asks_llm(config, quick, interruptions.aggressiveness)):
         return Evaluated(
-            offline_decision(
-                config,
-                context,
-                eligible,
-                quick,
-                aggressiveness=interruptions.aggressiveness,
-                seed=seed,
-                model=chair_model(),
+            decide_offline(
+                config, context, eligible, quick, aggressiveness=interruptions.aggressiveness, seed=seed
             ),
             Source.OFFLINE,
             None,
@@ -153,14 +162,8 @@ def decide(
             return Evaluated(Decision(Outcome.MALFORMED_REPLY), Source.LLM, llm.model, raw, fault.reason)
         logger.warning("llm fault, using the offline evaluator", extra={"fallback_reason": fault.reason})
         count("LlmFallback")
-        decision = offline_decision(
-            config,
-            context,
-            eligible,
-            quick,
-            aggressiveness=interruptions.aggressiveness,
-            seed=seed,
-            model=chair_model(),
+        decision = decide_offline(
+            config, context, eligible, quick, aggressiveness=interruptions.aggressiveness, seed=seed
         )
         return Evaluated(decision, Source.OFFLINE, None, None, fault.reason)
     decision = llm_decision(config, context, eligible, reply.value, threshold=threshold, seed=seed)

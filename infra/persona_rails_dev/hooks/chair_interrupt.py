@@ -1,5 +1,10 @@
 """ChairInterruptFunction's part of `rails serve --demo`: a short debate over HTTP in which a
-straw man gets interrupted, the cooldown then holds, and the stats count the interrupt."""
+straw man gets interrupted, the cooldown then holds, and the stats count the interrupt.
+
+The debate is at aggressiveness 1, the most conservative setting, where offline only a rule
+trigger interrupts. At 3 the local scorer also reads the first, plain line as a moment for strong
+agreement (docs/judges.md, known misses), and the virtue ethicist's cooldown would then swallow
+the straw man."""
 
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ def demo(base_url: str, print_fn: Any = print) -> None:
             "interruptions": {
                 "enabled": True,
                 "allow_chair_interruptions": True,
-                "aggressiveness": 3,
+                "aggressiveness": 1,
                 "cooldown_seconds": 60,
             },
         }

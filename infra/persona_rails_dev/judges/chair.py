@@ -12,20 +12,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from persona_rails_dev import evalsets
 from persona_rails_dev.judges import Case, with_function
 
-LABELS = (
-    "none",
-    "factual_correction",
-    "straw_man_detected",
-    "direct_challenge",
-    "clarification_needed",
-    "strong_agreement",
-    "pivotal_point",
-)
+LABELS: tuple[str, ...] = get_args(evalsets.ChairReason)
 AGGRESSIVENESS = 3
 HEDGED_AGGRESSIVENESS = (1, 2, 3, 4)
 # The targets: at aggressiveness 3, interruptions warranted found and found ones warranted;

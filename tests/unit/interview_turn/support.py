@@ -196,6 +196,7 @@ def make_signals(**overrides: Any) -> Signals:
         "topic_id": "life_story",
         "prior_depth_level": 0,
         "hard_stop": None,
+        "pause_requested": False,
         "topic_change_requested": False,
         "reflective": False,
         "contradiction": None,

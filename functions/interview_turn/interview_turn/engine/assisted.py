@@ -106,5 +106,7 @@ def merge(heuristic: Signals, assisted: AssistedSignals, topic: TopicState) -> S
         # Elaboration opens the depth gate, so only the narrator's own words can raise it.
         user_initiated_elaboration=heuristic.user_initiated_elaboration,
         hard_stop=hard_stop,
+        # A pause is the narrator's own request, read from their words; a hard stop outranks it.
+        pause_requested=heuristic.pause_requested and hard_stop is None,
         conversation_phase=Phase.CLOSE if hard_stop else heuristic.conversation_phase,
     )

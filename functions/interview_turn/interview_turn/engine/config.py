@@ -31,6 +31,7 @@ class CompiledLexicon:
     stop_request: tuple[re.Pattern[str], ...]
     refusal: tuple[re.Pattern[str], ...]
     discomfort: tuple[re.Pattern[str], ...]
+    pacing: tuple[re.Pattern[str], ...]
     topic_change: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     emotion: tuple[tuple[re.Pattern[str], float], ...]
@@ -59,6 +60,7 @@ class CompiledLexicon:
             stop_request=compiled(lexicon.hard_stops.stop_request),
             refusal=compiled(lexicon.refusal),
             discomfort=compiled(lexicon.discomfort),
+            pacing=compiled(lexicon.pacing),
             topic_change=compiled(lexicon.topic_change),
             hedges=compiled(lexicon.hedges),
             emotion=tuple(

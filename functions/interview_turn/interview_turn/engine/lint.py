@@ -55,6 +55,7 @@ def _lines(config: InterviewConfig) -> Iterator[tuple[str, Persona, Lines]]:
     for name, lines in nc.fallbacks.items():
         yield f"negative-constraints.json: fallbacks.{name}", safety, lines
     yield "negative-constraints.json: deescalate", safety, nc.deescalate
+    yield "negative-constraints.json: pause", safety, nc.pause
     yield "negative-constraints.json: redirect", safety, nc.redirect
     yield "negative-constraints.json: step_sideways", safety, nc.step_sideways
     for stop in ("stop_request", "acute_distress", "self_harm"):

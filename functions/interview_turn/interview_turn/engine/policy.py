@@ -287,6 +287,8 @@ class NegativeConstraints(_Artifact):
     therapy_framing: TherapyFraming
     fallbacks: dict[str, Lines]
     deescalate: Lines
+    # The answer to a request to slow down or pause.
+    pause: Lines
     redirect: Lines
     step_sideways: Lines
     hard_stops: HardStopLines
@@ -421,6 +423,8 @@ class SignalLexicon(_Artifact):
     negation_before: Patterns
     refusal: Patterns
     discomfort: Patterns
+    # A request to slow down or pause ("Could we take a break?", 慢一点好吗？): de-escalates.
+    pacing: Patterns
     topic_change: Patterns
     hedges: Patterns
     emotion: list[WeightedPattern]

@@ -7,8 +7,10 @@
 - contradiction: anchored facts of this answer against earlier answers on the same topic
   (facts.py), discounted when the narrator marks a self-correction ("actually", "其实") and
   silenced for a conflict already clarified once;
-- refusal or discomfort: refusal, discomfort and change-the-topic phrases; hard stops (stop
-  requests, acute distress, self-harm) are separate and outrank everything.
+- refusal or discomfort: refusal, discomfort and change-the-topic phrases, and requests to slow
+  down or pause ("Could we take a break?", 慢一点好吗？: `pause_requested`, answered with a pause
+  line); hard stops (stop requests, acute distress, self-harm) are separate and outrank
+  everything.
 
 The LLM-assisted mode (assisted.py) merges a model's scores into these, never replacing them.
 """
@@ -39,6 +41,7 @@ class Signals:
     topic_id: str
     prior_depth_level: int
     hard_stop: HardStop | None
+    pause_requested: bool
     topic_change_requested: bool
     reflective: bool
     contradiction: FactConflict | None
@@ -55,6 +58,7 @@ class Signals:
             "topic_id": self.topic_id,
             "prior_depth_level": self.prior_depth_level,
             "hard_stop": self.hard_stop.value if self.hard_stop else None,
+            "pause_requested": self.pause_requested,
             "topic_change_requested": self.topic_change_requested,
             "contradiction": None
             if conflict is None
@@ -160,9 +164,15 @@ def extract(
     lexicon = config.compiled_lexicon
     text = config.for_matching(text)
     stop = hard_stop(text, lexicon)
+    # "I don't need a break" asks for none; a hard stop outranks a pause.
+    pause = stop is None and _unnegated(lexicon.pacing, text, lexicon.negation_before)
     topic_change = _any(lexicon.topic_change, text)
     refusal = (
-        stop is not None or topic_change or _any(lexicon.refusal, text) or _any(lexicon.discomfort, text)
+        stop is not None
+        or pause
+        or topic_change
+        or _any(lexicon.refusal, text)
+        or _any(lexicon.discomfort, text)
     )
     facts = extract_facts(text, lexicon, turn_no)
     found = [c for c in conflicts(facts, topic.facts) if c.key not in topic.clarified]
@@ -184,6 +194,7 @@ def extract(
         topic_id=topic_id,
         prior_depth_level=topic.depth,
         hard_stop=stop,
+        pause_requested=pause,
         topic_change_requested=topic_change,
         reflective=reflective,
         contradiction=conflict,

@@ -42,6 +42,7 @@ from persona_rails.errors import Conflict, Invalid
 OPENING_RULE = "opening"
 DEESCALATE_TACTIC = "stabilize_and_offer_choice"
 REDIRECT_TACTIC = "redirect_topic"
+PAUSE_TACTIC = "offer_a_pause"
 OVERRIDE_TACTIC = "safe_fallback"
 EMOTIONAL_MACHINE = "emotional_expansion"
 HARD_STOP_TACTICS = {
@@ -238,6 +239,8 @@ def _choose(
                 getattr(safety_lines.hard_stops, stop.value),
                 SafetyAction.STOP,
             )
+        if signals.pause_requested:
+            return _Choice(persona, PAUSE_TACTIC, safety_lines.pause, SafetyAction.DEESCALATE)
         landing = next_topic(state, topic_id) if signals.topic_change_requested else None
         if landing is not None:
             return _Choice(persona, REDIRECT_TACTIC, safety_lines.redirect, SafetyAction.REDIRECT, landing)

@@ -1,0 +1,62 @@
+"""A request to slow down or pause (issue 22): a signal of its own that de-escalates, answered with
+a pause line, the depth held or lowered and the session left open. How often it is caught on text
+written independently is measured by `rails eval interview`, not here."""
+
+from __future__ import annotations
+
+import pytest
+
+from interview_turn.artifacts import interview_config
+from interview_turn.engine.model import Language, Persona, SafetyAction, TopicState
+from tests.unit.interview_turn.support import new_session
+
+NC = interview_config().constraints
+
+PAUSES = [
+    (Language.EN, "Could we take a break?"),
+    (Language.EN, "This is too much for me right now."),
+    (Language.EN, "I need a minute."),
+    (Language.EN, "Can we slow down a little, please"),
+    (Language.EN, "Let's pick this up another day, I'm tired"),
+    (Language.ZH, "慢一点好吗？"),
+    (Language.ZH, "我需要休息一下"),
+    (Language.ZH, "让我缓一下，改天再聊"),
+    (Language.ZH, "等一下，我先喝口水"),
+]
+
+
+@pytest.mark.parametrize(("language", "text"), PAUSES, ids=[text for _, text in PAUSES])
+def test_a_pause_request_deescalates_with_a_pause_line_and_keeps_the_session_open(language, text):
+    session = new_session(language=language, topics={"life_story": TopicState(depth=2)})
+    outcome = session.say(text, go_deeper=True)
+    contract = outcome.contract
+    assert outcome.signals["pause_requested"] is True
+    assert outcome.signals["hard_stop"] is None
+    assert outcome.winning_rule == "safety_override"
+    assert contract["persona_used"] == Persona.SAFETY_FALLBACK.value
+    assert contract["safety_action"] == SafetyAction.DEESCALATE.value
+    assert contract["tactic_used"] == "offer_a_pause"
+    assert contract["depth_level_after"] <= contract["depth_level_before"]
+    assert any(contract["response_text"].startswith(line) for line in NC.pause.for_language(language.value))
+    assert session.state.closed is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't need a break, go on.",
+        "The doctor told me to take a break from work that year.",
+        "We stopped in Lyon for a week on the way south.",
+        "不用休息，我们继续吧。",
+    ],
+)
+def test_no_pause_is_read_where_none_is_asked(text):
+    language = Language.ZH if not text.isascii() else Language.EN
+    outcome = new_session(language=language).say(text)
+    assert outcome.signals["pause_requested"] is False
+
+
+def test_a_hard_stop_outranks_a_pause():
+    outcome = new_session().say("I need a minute. Actually no, stop the interview, I'm done with this.")
+    assert outcome.signals["hard_stop"] == "stop_request"
+    assert outcome.signals["pause_requested"] is False
