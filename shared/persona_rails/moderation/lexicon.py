@@ -111,7 +111,7 @@ class KeywordIndex:
 
     def find(self, folded: str) -> tuple[tuple[str, ...], ...]:
         """Each list's words present, in list order."""
-        lowered = folded.casefold() if _LATIN_LETTER.search(folded) else ""
+        lowered = folded.casefold() if LATIN_LETTER.search(folded) else ""
         found = []
         for chinese, latin, order in self.lists:
             hits = [word for word in chinese if word in folded]
@@ -121,9 +121,6 @@ class KeywordIndex:
                     hits = sorted(hits + english, key=order.__getitem__)
             found.append(tuple(hits))
         return tuple(found)
-
-
-_LATIN_LETTER = re.compile("[A-Za-z]")
 
 
 class Lexicon(BaseModel):

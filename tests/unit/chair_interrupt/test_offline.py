@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chair_interrupt.artifacts import chair_model
+from chair_interrupt.engine.detectors import read
 from chair_interrupt.engine.evaluate import (
     Outcome,
     offline_decision,
@@ -123,8 +124,13 @@ def test_a_chinese_alias_targets_the_chair():
 
 def test_an_alias_inside_a_longer_word_targets_nobody():
     # "kant" is a deontology alias, but not inside "Kantorovich".
-    assert targeted_chair(config(), "As Kantorovich showed, they just want efficiency.", [DEON]) is None
-    assert targeted_chair(config(), "As Kant showed, they just want efficiency.", [DEON]) == DEON
+    assert targeted_chair(named("As Kantorovich showed, they just want efficiency."), [DEON]) is None
+    assert targeted_chair(named("As Kant showed, they just want efficiency."), [DEON]) == DEON
+
+
+def named(text: str) -> frozenset[str]:
+    cfg = config()
+    return read(cfg.detectors, cfg.hedges, cfg.aliases, text).names
 
 
 def test_urgency_is_clamped_to_one():

@@ -26,7 +26,6 @@ from chair_interrupt.engine.model import (
 )
 from chair_interrupt.engine.prompt import LlmVerdict
 from chair_interrupt.engine.scorer import score
-from persona_rails.folding import fold
 from persona_rails.local_model import LocalModel
 
 _SENTENCE_END = re.compile(r"[.!?。！？]")
@@ -102,22 +101,10 @@ def _sentence_around(text: str, span: tuple[int, int], limit: int) -> str:
 DEFENDING_REASONS = frozenset({Reason.STRAW_MAN_DETECTED, Reason.FACTUAL_CORRECTION})
 
 
-def named_frameworks(config: ChairConfig, content: str) -> set[str]:
-    folded = fold(content).lower()
-    return {key for key, pattern in config.aliases if pattern.search(folded)}
-
-
-def targeted_chair(
-    config: ChairConfig, content: str, chairs: tuple[Chair, ...] | list[Chair]
-) -> Chair | None:
-    """The chair whose framework the content names ("Virtue ethics people just want…")."""
-    aliases = dict(config.aliases)
-    folded = fold(content).lower()
-    for chair in chairs:
-        pattern = aliases.get(chair.framework)
-        if pattern is not None and pattern.search(folded):
-            return chair
-    return None
+def targeted_chair(named: frozenset[str], chairs: tuple[Chair, ...] | list[Chair]) -> Chair | None:
+    """The chair whose framework the chunk names ("Virtue ethics people just want…"): `named` is
+    the detectors' reading of the chunk's framework aliases (`Reading.names`)."""
+    return next((chair for chair in chairs if chair.framework in named), None)
 
 
 def _rule_trigger(quick: QuickCheck, reading: Reading, content: str) -> tuple[Reason, tuple[int, int]] | None:
@@ -177,12 +164,12 @@ def offline_decision(
     trigger = _sentence_around(context.recent_content, span, rules.trigger_content_max_chars)
     if hedged:
         urgency -= rules.hedged_penalty
-    target = targeted_chair(config, context.recent_content, context.other_chairs)
+    target = targeted_chair(reading.names, context.other_chairs)
     if reason in DEFENDING_REASONS:
         if target is not None and target not in eligible:
             # The misrepresented chair is on cooldown: nobody else can defend its view for it.
             return Decision(Outcome.ON_COOLDOWN)
-        if target is None and named_frameworks(config, context.recent_content) and not reading.misattributed:
+        if target is None and reading.names and not reading.misattributed:
             # A framework no listening chair holds (or the speaker's own): nobody here to defend it.
             return Decision(Outcome.NO_DEFENDER)
     elif target is not None and target not in eligible:
