@@ -178,7 +178,8 @@ def start_session(
         "topic_plan": [topic.model_dump() for topic in request.topic_plan],
         "sensitive_consent": state.sensitive_consent,
         "topic_id": state.topic_id,
-        "engine_state": state.to_json(),
+        # The opening's line is remembered too, so that no later turn says it again.
+        "engine_state": generated.outcome.state_after.to_json(),
         "last_response_text": generated.outcome.contract["response_text"],
         "config_version": config.version,
         "idempotency_key": key,

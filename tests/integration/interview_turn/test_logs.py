@@ -133,4 +133,6 @@ def test_every_stored_turn_carries_the_specs_minimum_telemetry(api, users, db):
         assert "steps_executed" in telemetry["loop"]
         assert telemetry["loop"]["state"] == turn["loop_state"]
     loops = [turn["telemetry"]["loop"]["steps_executed"] for turn in stored_turns(db, sid)[1:]]
-    assert loops[1] == 1  # the vague answer entered precision narrowing
+    # The vague answer entered precision narrowing, whose two questions (when, where) the answer
+    # before had both answered: both steps passed over.
+    assert loops[1] == 2

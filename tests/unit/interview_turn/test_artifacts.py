@@ -101,6 +101,15 @@ def append_line(path: list[str], line: str) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def prepend_line(path: list[str], line: str) -> Callable[[dict[str, Any]], None]:
+    """The broken line first, so that its index does not depend on how many lines ship."""
+
+    def change(doc: dict[str, Any]) -> None:
+        resolve(doc, ".".join(path)).insert(0, line)
+
+    return change
+
+
 def _set(location: str, key: str, value: Any) -> Callable[[dict[str, Any]], None]:
     return lambda doc: resolve(doc, location).__setitem__(key, value)
 
@@ -174,26 +183,26 @@ BREAKAGES = {
     ),
     "persona_template_breaking_a_prohibited_pattern": Breakage(
         "persona-profiles.json",
-        "personas.EMPATHY_BASE.tactics.narrative_facilitation.en[3]",
+        "personas.EMPATHY_BASE.tactics.narrative_facilitation.en[0]",
         "NC-DIAG-01",
-        append_line(
+        prepend_line(
             ["personas", "EMPATHY_BASE", "tactics", "narrative_facilitation", "en"],
             "It sounds like you have depression. What happened next?",
         ),
     ),
     "state_machine_template_breaking_a_prohibited_pattern": Breakage(
         "state-machines.json",
-        "machines.emotional_expansion.states[0].templates.zh[2]",
+        "machines.emotional_expansion.states[0].templates.zh[0]",
         "NC-COERCE-01",
-        append_line(
+        prepend_line(
             ["machines", "emotional_expansion", "states[0]", "templates", "zh"], "你必须告诉我当时的感受。"
         ),
     ),
     "fallback_template_too_long": Breakage(
         "negative-constraints.json",
-        "fallbacks.generic.en[1]",
+        "fallbacks.generic.en[0]",
         "NC-MONO-01",
-        append_line(["fallbacks", "generic", "en"], "Thank you. " * 7),
+        prepend_line(["fallbacks", "generic", "en"], "Thank you. " * 7),
     ),
     "crisis_guidance_breaking_a_prohibited_pattern": Breakage(
         "negative-constraints.json",

@@ -34,10 +34,21 @@ class LoopStep:
         return f"{self.machine}:{self.state_id}"
 
 
-def advance(machines: StateMachines, name: str, current: Loop | None, *, same_topic: bool) -> LoopStep:
+def advance(
+    machines: StateMachines,
+    name: str,
+    current: Loop | None,
+    *,
+    same_topic: bool,
+    given: frozenset[str] = frozenset(),
+) -> LoopStep:
+    """`given`: the kinds of fact the narrator gave in this answer or the one before; a state
+    asking for one of them is passed over as if it had run."""
     machine: Machine = machines.machines[name]
     continuing = current is not None and current.machine == name and same_topic
     step = current.steps + 1 if continuing and current is not None else 1
+    while step <= machine.max_steps and given.intersection(machine.states[step - 1].asks):
+        step += 1
     # Bounded: the stored count stops one past the cap.
     loop_after = Loop(name, min(step, machine.max_steps + 1))
     if step > machine.max_steps:

@@ -128,6 +128,11 @@ class SessionState:
     last_increase: bool = False
     loop: Loop | None = None
     closed: bool = False
+    # Digests of the interviewer's last lines (`render.LINE_MEMORY`), so that no line comes back
+    # while an unsaid alternative is left. Digests, not text: the state stores no interview text.
+    said: tuple[str, ...] = ()
+    # The kinds of fact (year, age, place, name) the last answer gave: not to be asked for next.
+    last_given: tuple[str, ...] = ()
 
     def topic(self, topic_id: str) -> TopicState:
         return self.topics.get(topic_id, TopicState())
@@ -167,6 +172,8 @@ class SessionState:
             "last_increase": self.last_increase,
             "loop": {"machine": self.loop.machine, "steps": self.loop.steps} if self.loop else None,
             "closed": self.closed,
+            "said": list(self.said),
+            "last_given": list(self.last_given),
         }
 
     @classmethod
@@ -194,6 +201,8 @@ class SessionState:
             last_increase=data["last_increase"],
             loop=Loop(**data["loop"]) if data.get("loop") else None,
             closed=data["closed"],
+            said=tuple(data.get("said", ())),
+            last_given=tuple(data.get("last_given", ())),
         )
 
 

@@ -192,6 +192,9 @@ class MachineState(_Artifact):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
     tactic: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
     templates: Lines
+    # The kinds of fact this state's question asks for: it is skipped when the narrator gave one
+    # in this answer or the one before, so the interviewer never asks for what it was just told.
+    asks: list[Literal["year", "age", "place", "name"]] = Field(default_factory=list)
 
 
 class ExitFallback(_Artifact):

@@ -33,7 +33,14 @@ from interview_turn.engine.model import (
     TurnInput,
 )
 from interview_turn.engine.policy import Lines
-from interview_turn.engine.render import conflict_values, fill, join, pick
+from interview_turn.engine.render import (
+    conflict_values,
+    join,
+    pick,
+    pick_unsaid,
+    remember_line,
+    repeats_recent,
+)
 from interview_turn.engine.router import route
 from interview_turn.engine.safety import attached_constraints, post_check
 from interview_turn.engine.signals import PHASE_BY_DEPTH, Signals, extract
@@ -85,8 +92,13 @@ class Plan:
         """Hard stops always speak the configured lines: crisis guidance is never improvised."""
         return self.hard_stop is None
 
+    @property
+    def said(self) -> tuple[str, ...]:
+        """The session's lines before this turn (the plan's state already holds them)."""
+        return self.state_after.said
+
     def offline_line(self) -> str:
-        return fill(pick(self.lines, self.language, self.seed), self.values)
+        return pick_unsaid(self.lines, self.language, self.seed, self.values, self.said)
 
 
 @dataclass(frozen=True)
@@ -227,6 +239,7 @@ def _choose(
     *,
     topic_id: str,
     same_topic: bool,
+    given: frozenset[str] = frozenset(),
 ) -> _Choice:
     safety_lines = config.constraints
     if rule is Rule.SAFETY_OVERRIDE:
@@ -259,7 +272,7 @@ def _choose(
             config.personas.personas[Persona.EMPATHY_BASE].tactics[tactic],
             SafetyAction.NONE,
         )
-    step = advance(config.machines, machine, state.loop, same_topic=same_topic)
+    step = advance(config.machines, machine, state.loop, same_topic=same_topic, given=given)
     return _Choice(
         step.persona,
         step.tactic,
@@ -310,7 +323,17 @@ def plan_turn(
         **conflict_values(signals.contradiction, state.language),
     }
     same_topic = topic_id == state.topic_id
-    choice = _choose(config, state, signals, rule, decision, topic_id=topic_id, same_topic=same_topic)
+    given_now = tuple(dict.fromkeys(fact.kind.value for fact in extraction.facts))
+    choice = _choose(
+        config,
+        state,
+        signals,
+        rule,
+        decision,
+        topic_id=topic_id,
+        same_topic=same_topic,
+        given=frozenset((*given_now, *state.last_given)),
+    )
     persona, tactic, lines, safety = choice.persona, choice.tactic, choice.lines, choice.safety
     hard_stop, next_topic_id = signals.hard_stop, choice.next_topic_id
     if next_topic_id is not None:
@@ -338,6 +361,7 @@ def plan_turn(
         last_increase=decision.escalated,
         loop=choice.loop_after,
         closed=hard_stop is not None,
+        last_given=given_now,
     )
     depth_after = decision.after
     if next_topic_id is not None:
@@ -384,14 +408,20 @@ def finish_turn(
     sideways = (
         pick(config.constraints.step_sideways, plan.language, plan.seed) if plan.step_sideways else None
     )
+    line = candidate.strip()
+    # A generated line the session said within the last few turns gives way to an unsaid template.
+    repeat_replaced = repeats_recent(plan.said, line) and plan.uses_llm
+    if repeat_replaced:
+        line = plan.offline_line()
     # What the narrator reads is checked whole: the candidate with the lines the engine adds.
-    text = join(plan.language, candidate.strip(), sideways, plan.crisis_guidance)
+    text = join(plan.language, line, sideways, plan.crisis_guidance)
     metrics = measure(text, count_tokens)
     violations = post_check(config, text, persona, metrics)
     if violations:
         persona, tactic, safety = Persona.SAFETY_FALLBACK, OVERRIDE_TACTIC, SafetyAction.OVERRIDE
-        fallback = pick(config.constraints.fallbacks[violations[0].fallback], plan.language, plan.seed)
-        text = join(plan.language, fill(fallback, plan.values), sideways, plan.crisis_guidance)
+        fallbacks = config.constraints.fallbacks[violations[0].fallback]
+        line = pick_unsaid(fallbacks, plan.language, plan.seed, plan.values, plan.said)
+        text = join(plan.language, line, sideways, plan.crisis_guidance)
         metrics = measure(text, count_tokens)
     contract = {
         "persona_used": persona.value,
@@ -429,6 +459,7 @@ def finish_turn(
             "constraints_attached": [c.rule_id for c in attached_constraints(config, plan.persona)],
             "step_sideways_offered": plan.step_sideways,
             "crisis_guidance": plan.crisis_guidance is not None,
+            "repeat_replaced": repeat_replaced,
         },
         "verbosity": metrics.verbosity(config.personas.personas[persona].verbosity.target_response_tokens),
         "loop": {"state": plan.loop_state, "steps_executed": plan.loop_steps, "capped": plan.loop_capped},
@@ -438,5 +469,5 @@ def finish_turn(
         signals=plan.signals.as_dict() if plan.signals else None,
         winning_rule=plan.rule,
         telemetry=telemetry,
-        state_after=plan.state_after,
+        state_after=replace(plan.state_after, said=remember_line(plan.said, line)),
     )

@@ -1,0 +1,65 @@
+"""A question never asks for a fact the narrator gave in this answer or the one before (issue 22):
+precision narrowing passes over its "when" step after a year or an age, and its "where" step
+after a place."""
+
+from __future__ import annotations
+
+import pytest
+
+from interview_turn.engine.model import Language
+from tests.unit.interview_turn.support import new_session
+
+VAGUE = {Language.EN: "I guess it was kind of nice, hard to say.", Language.ZH: "说不清楚，好像还行吧。"}
+
+
+def loop_state(outcome) -> str | None:
+    return outcome.contract["loop_state"]
+
+
+@pytest.mark.parametrize("language", list(Language))
+def test_a_vague_answer_is_first_anchored_in_time(language):
+    outcome = new_session(language=language).say(VAGUE[language])
+    assert loop_state(outcome) == "precision_narrowing:anchor_time"
+
+
+@pytest.mark.parametrize(
+    ("language", "before"),
+    [
+        (Language.EN, "My husband Tom and I married in 1968."),
+        (Language.EN, "I was nineteen then."),
+        (Language.ZH, "我们是1968年结的婚。"),
+        (Language.ZH, "那年我十九岁。"),
+    ],
+)
+def test_after_a_year_or_an_age_the_next_question_is_not_when(language, before):
+    session = new_session(language=language)
+    session.say(before)
+    outcome = session.say(VAGUE[language])
+    assert loop_state(outcome) == "precision_narrowing:anchor_place"
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        (Language.EN, "Maybe 1962 or so, I don't really know, hard to say."),
+        (Language.ZH, "大概是1962年吧，说不清楚。"),
+    ],
+)
+def test_a_year_in_the_vague_answer_itself_is_not_asked_for(language, answer):
+    outcome = new_session(language=language).say(answer)
+    assert outcome.contract["loop_state"] != "precision_narrowing:anchor_time"
+
+
+def test_a_year_two_answers_back_may_be_asked_about_again():
+    session = new_session()
+    session.say("My husband Tom and I married in 1968.")
+    session.say("We had a small party at the church hall.")
+    outcome = session.say(VAGUE[Language.EN])
+    assert loop_state(outcome) == "precision_narrowing:anchor_time"
+
+
+def test_after_a_place_and_a_year_the_loop_skips_to_its_exit():
+    session = new_session()
+    session.say("We moved to Leeds in 1952.")
+    outcome = session.say(VAGUE[Language.EN])
+    assert loop_state(outcome) == "precision_narrowing:exhausted"
