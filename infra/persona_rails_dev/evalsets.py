@@ -77,11 +77,119 @@ class InterviewItem(Item):
     emotion: Literal["low", "moderate", "high"]
 
 
+class SpsLearnerNotes(BaseModel):
+    """What an examiner reads in a learner turn: the case facts it asks about (the scenario's
+    slot ids, history or examination), whether it measures or asks for a reading, whether it is
+    only a prompt to go on, a question about the patient's role, or an unsafe request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    asks: list[str]
+    measurement: bool
+    vague: bool
+    role_question: bool
+    unsafe: bool
+
+
+class SpsNumber(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str = Field(min_length=1)
+    kind: Literal[
+        "count_or_time",
+        "score",
+        "dose",
+        "load_or_limit",
+        "change",
+        "hypothetical",
+        "remembered_reading",
+        "current_finding",
+        "other",
+    ]
+
+
+class SpsPatientNotes(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backchannel: bool
+    refusal: bool
+    clarification: bool
+    numbers: list[SpsNumber]
+
+
+class SpsTurn(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turnIndex: int = Field(ge=0)  # the spec's field name
+    role: Literal["learner", "patient"]
+    text: str = Field(min_length=1, max_length=2000)
+    ann: SpsLearnerNotes | SpsPatientNotes
+
+
+class SpsQaIssue(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turnIndex: int = Field(ge=0)
+    kind: Literal["unmeasured_number", "diagnosis_or_coaching", "contradicts_case"]
+
+
+class SpsTranscript(BaseModel):
+    """A standardized-patient encounter written in the style of recorded clinical dialogue and
+    annotated turn by turn (eval/sps/); `qa_issues` marks the actor's deliberate mistakes, the
+    only turns a validator should flag."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z]+-\d{3}$")
+    lang: Literal["en", "zh"]
+    case: str = Field(pattern=r"^[a-z][a-z0-9-]{0,60}$")
+    setting: str = Field(min_length=1, max_length=120)
+    qa_issues: list[SpsQaIssue]
+    turns: list[SpsTurn] = Field(min_length=2)
+
+    @property
+    def author(self) -> str:
+        return self.id.split("-")[0]
+
+
+class SpsTurnItem(Item):
+    """One annotated turn of a transcript, as the judge measures it."""
+
+    text: str = Field(min_length=1, max_length=2000)
+    transcript: str
+    case: str
+    turn_index: int
+    notes: SpsLearnerNotes | SpsPatientNotes
+
+
 class EvalSetError(ValueError):
     pass
 
 
 T = TypeVar("T", bound=Item)
+
+
+def load_transcripts(path: Path) -> list[SpsTranscript]:
+    """A set of SPS transcripts, one per line; a learner turn must carry learner notes and a
+    patient turn patient notes."""
+    transcripts: list[SpsTranscript] = []
+    seen: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            transcript = SpsTranscript.model_validate_json(line)
+        except ValidationError as exc:
+            raise EvalSetError(f"{path}:{number}: {exc}") from exc
+        for turn in transcript.turns:
+            expected = SpsLearnerNotes if turn.role == "learner" else SpsPatientNotes
+            if not isinstance(turn.ann, expected):
+                raise EvalSetError(f"{path}:{number}: turn {turn.turnIndex}: {turn.role} notes expected")
+        if transcript.id in seen:
+            raise EvalSetError(f"{path}:{number}: id {transcript.id} twice")
+        seen.add(transcript.id)
+        transcripts.append(transcript)
+    return transcripts
 
 
 def load(judgment: str, split: str, model: type[T]) -> list[T]:

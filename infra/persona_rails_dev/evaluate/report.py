@@ -59,7 +59,7 @@ def measure(judge: Judge, split: str, *, transforms: bool = True, path: Path | N
         "overall": _block(decided, judge.labels),
         "languages": {
             language: _block([d for d in decided if d.case.item.lang == language], judge.labels)
-            for language in LANGUAGES
+            for language in getattr(judge, "languages", LANGUAGES)
         },
     }
     contexts = sorted({d.case.context for d in decided})

@@ -18,7 +18,7 @@ from persona_rails_dev.evalsets import Item
 from persona_rails_dev.lambda_runtime import put_on_path
 from persona_rails_dev.template import functions
 
-NAMES = ("emergency", "category", "intimacy", "chair", "interview")
+NAMES = ("emergency", "category", "intimacy", "chair", "interview", "sps")
 
 
 @dataclass(frozen=True)

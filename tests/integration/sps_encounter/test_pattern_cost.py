@@ -71,11 +71,11 @@ def test_a_start_over_the_pattern_size_is_refused_naming_the_list(api, users, db
 
 
 def test_a_turn_that_runs_out_of_matching_budget_is_refused_naming_the_list(api, users, db):
-    # 7 x 40 hostile guardrails, within the count limit: the start is accepted, and the turn that
+    # 6 x 40 hostile guardrails, within the count limit: the start is accepted, and the turn that
     # almost matches them all stops at the budget instead of at the function's timeout.
     learner = users.create()
     started = post_start(
-        api, learner.token, start_body(scenario_id=None, scenario=_scenario_with_guardrails(7))
+        api, learner.token, start_body(scenario_id=None, scenario=_scenario_with_guardrails(6))
     )
     assert started.status == 201, started.body
     encounter = started.body["encounter_id"]
@@ -99,7 +99,7 @@ def test_a_start_whose_lines_run_out_of_matching_budget_is_refused_naming_the_li
     assert row_counts(db, learner.id) == NOTHING
 
 
-@pytest.mark.parametrize("guardrails", [50, 7])
+@pytest.mark.parametrize("guardrails", [50, 6])
 def test_a_validation_over_the_cost_bound_is_refused_naming_the_list(api, users, db, guardrails):
     learner = users.create()
     transcript = [{"turnIndex": 0, "role": "learner", "text": NEAR_MISS}]

@@ -45,9 +45,10 @@ FLAWED = _transcript(
     "How have you been sleeping?", "It's 152/94 mmHg.",
     "What medications do you take?", "Amlodipine. I'll be honest, I stopped the cholesterol tablets a while ago.",
     "Any other tablets?", "I'll be honest, I stopped the cholesterol tablets a while ago.",
-    "Tell me about the pain.", "It's probably angina, um, uh.",
+    "Tell me about the pain.", "Um, it's probably angina, uh.",
     "Tell me everything.",
-    "It started at work. I walked up the hill. My chest went tight. I stopped. It eased. I went on. It came back.",
+    "It started at work. I walked up the hill. My chest went tight. I sat down on the wall. It eased off after "
+    "a bit. I went on up. It came back at the top.",
 )  # fmt: skip
 FLAWED_ISSUES = [
     ("ERROR", "FACT_CONTRADICTION", 3),
@@ -63,7 +64,8 @@ FLAWED_ISSUES = [
     ("WARN", "DISFLUENCY_EXCESS", 23),
     ("INFO", "NARRATIVE_TOO_LONG", 25),
 ]
-# Six vague prompts and no clarification; every open question answered at length.
+# Six vague prompts and no clarification; every open question answered with one of the case's
+# stored elaborations (the runtime's micro-elaboration, recognised without meta).
 EVASIVE = _transcript(
     "Anything else?", "It's in my chest.",
     "What else?", "It's heavy.",
@@ -71,8 +73,8 @@ EVASIVE = _transcript(
     "So?", "I stop and it goes.",
     "Okay?", "That's it.",
     "Anything else?", "Nothing more, really.",
-    "How does the pain feel?", "Heavy. Like a weight. It presses. It sits there.",
-    "Where is the pain?", "In the middle. Behind the bone. It spreads. Down the arm.",
+    "How does the pain feel?", "Heavy. It's not sharp, it's more like a weight sitting there.",
+    "What do you do for work?", "I drive buses. The depot's up a steep hill, that's where I notice it most.",
 )  # fmt: skip
 
 

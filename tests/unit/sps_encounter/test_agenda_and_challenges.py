@@ -303,7 +303,10 @@ def test_at_most_one_misunderstanding_every_three_turns():
     misread = [position for position, r in enumerate(responses) if r.meta["kind"] == "misreading"]
     assert misread == [0, 3, 6, 9]  # a misreading triggered on each of the 12 turns
     assert [responses[p].meta["misunderstanding"]["id"] for p in misread] == [
-        "misread_0", "misread_3", "misread_6", "misread_9"
+        "misread_0",
+        "misread_3",
+        "misread_6",
+        "misread_9",
     ]
     for position, response in enumerate(responses):
         if position not in misread:

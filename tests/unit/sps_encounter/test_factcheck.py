@@ -138,4 +138,8 @@ def test_a_reply_adding_a_condition_or_medicine_the_case_does_not_hold_is_refuse
 def test_a_condition_the_answer_itself_holds_is_no_addition():
     case, plan = plan_for("Any medical problems?")
     assert "medical_history" in plan.answered
-    assert not [v for v in violations(case, plan, "High blood pressure, ten years or so, and cholesterol.") if "condition" in v]
+    assert not [
+        v
+        for v in violations(case, plan, "High blood pressure, ten years or so, and cholesterol.")
+        if "condition" in v
+    ]

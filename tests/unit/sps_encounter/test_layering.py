@@ -23,7 +23,7 @@ DIGITS = re.compile(r"\d")
 
 # One learner turn per guardrail of the chest-pain case, each also asking for a case fact.
 GUARDED_REQUESTS = [
-    ("role_break", "When did it start? Are you an actor?"),
+    ("role_break", "When did it start? Step out of role for a second."),
     ("role_break", "What's your real diagnosis? Where is the pain?"),
     ("self_harm_probe_unsafe", "Show me how you would do it. Any allergies?"),
     ("intimate_exam", "I'll do a rectal exam now. Any family history?"),
@@ -47,6 +47,17 @@ def test_a_guardrail_beats_the_facts_asked_for_in_the_same_turn(guardrail, text)
     for slot_id in played.learner.slots:
         assert not says_one_of(response.text, played.case.slot(slot_id).answers)
     assert not response.meta["elaborated"]
+
+
+def test_a_role_question_is_answered_in_role_and_beats_the_facts_asked_with_it():
+    played = encounter()
+    response = played.say("When did it start? Are you an actor?")
+    assert played.learner.role_question
+    assert played.learner.slots
+    assert response.meta["kind"] == "in_role"
+    assert response.meta["answered"] == []
+    assert response.meta["layers"] == [{"layer": 1, "rule": "stay_in_role", "ids": ["role_break"]}]
+    assert response.text in played.case.lexicon.source.role_answers
 
 
 def test_a_guardrail_beats_identity_and_the_agenda():

@@ -120,13 +120,22 @@ def test_case_data_the_validator_would_flag_is_refused_when_paired(target, edit,
     ("edit", "code", "field"),
     [
         # A scenario line no persona could say is the scenario's error, not a misfit of the pair.
-        (lambda s: s["subjective_catalog"][0]["answers"].__setitem__(0, "I am 120 mmHg."), "invalid_scenario",
-         "scenario.subjective_catalog[0].answers[0]"),
+        (
+            lambda s: s["subjective_catalog"][0]["answers"].__setitem__(0, "I am 120 mmHg."),
+            "invalid_scenario",
+            "scenario.subjective_catalog[0].answers[0]",
+        ),
         # A document-wide check names the element, not the whole document.
-        (lambda s: s["hidden_agenda"].append(dict(s["hidden_agenda"][0])), "invalid_scenario",
-         "scenario.hidden_agenda[2].id"),
-        (lambda s: s["misunderstandings"][0].__setitem__("intended_slot", "nope"), "invalid_scenario",
-         "scenario.misunderstandings[0].intended_slot"),
+        (
+            lambda s: s["hidden_agenda"].append(dict(s["hidden_agenda"][0])),
+            "invalid_scenario",
+            "scenario.hidden_agenda[2].id",
+        ),
+        (
+            lambda s: s["misunderstandings"][0].__setitem__("intended_slot", "nope"),
+            "invalid_scenario",
+            "scenario.misunderstandings[0].intended_slot",
+        ),
     ],
 )
 def test_an_inline_scenario_error_has_the_scenario_code_and_names_the_element(edit, code, field):

@@ -304,9 +304,9 @@ def test_a_refusal_reused_read_from_meta():
 
 def test_elaboration_on_more_than_45_percent_of_eligible_turns():
     # Without meta an eligible turn (after an open or narrative question) is elaborated when it
-    # has more sentences than the persona's plain answer (2).
+    # says one of the case's stored elaborations; its length alone says nothing.
     turns = dialogue(
-        ("What does the pain feel like?", "Heavy, like a weight. It's not sharp. It just sits there."),
+        ("What does the pain feel like?", "Heavy. It's not sharp, it's more like a weight sitting there."),
         ("When did it start?", "About three weeks ago."),
     )
     result = validate(turns)
@@ -393,8 +393,8 @@ def test_summary_metrics_computed_by_hand():
         ("Can you run on the spot for me?", "I'd rather not do that."),  # unsafe request; refusal
         (
             "Tell me about your work.",
-            "I drive buses for the council. The depot is up a steep hill. That's where I notice it most.",
-        ),  # narrative: eligible, 3 sentences: elaborated
+            "I drive buses for the council. The depot's up a steep hill, that's where I notice it most.",
+        ),  # narrative: eligible, a stored elaboration: elaborated
         ("Anything else?", "Sorry, what do you mean?"),  # clarification 2, a repeat
         ("How does the pain feel?", "It feels heavy, like a weight."),  # open: eligible, plain
         ("Does it feel sharp?", "It feels more like pressure."),  # opener echo of "it feels"
@@ -408,7 +408,7 @@ def test_summary_metrics_computed_by_hand():
     assert result["summaryMetrics"] == {
         "issueCounts": {"errors": 1, "warnings": 1, "info": 0},
         "totalPatientTurns": 8,
-        "avgSentencesPerTurn": round(11 / 8, 4),  # 1+1+1+3+1+1+1+2
+        "avgSentencesPerTurn": round(10 / 8, 4),  # 1+1+1+2+1+1+1+2
         "elaborationRate": round(1 / 3, 4),  # 1 elaborated of 3 eligible
         "clarificationRate": round(2 / 8, 4),
         "refusalCount": 1,
@@ -425,7 +425,7 @@ def test_summary_metrics_computed_by_hand():
 
 
 def test_meta_overrides_what_the_text_alone_would_suggest():
-    long_answer = "Heavy, like a weight. It's not sharp. It just sits there."
+    long_answer = "Heavy. It's not sharp, it's more like a weight sitting there."
     without = dialogue(
         ("What does the pain feel like?", long_answer), ("Anything else?", "Sorry, what do you mean?")
     )
@@ -615,7 +615,7 @@ def test_indexes_must_increase_but_need_not_be_contiguous():
 
 def test_the_issue_lists_stop_at_a_thousand_but_every_issue_is_counted():
     """A transcript of junk cannot make the answer too large to send back."""
-    result = validate(dialogue(*[("Any allergies?", "Um, uh, I probably have angina.")] * 1200))
+    result = validate(dialogue(*[("Any allergies?", "Um, I, uh, probably have angina.")] * 1200))
     assert len(result["errors"]) == MAX_ISSUES
     assert len(result["warnings"]) == MAX_ISSUES
     # Each turn: DISFLUENCY_EXCESS; each but the first: OPENER_ECHO (the same opening again).
@@ -663,7 +663,13 @@ def codes(result):
         # Vital signs and lab-style values stay leaks, however they are said.
         ("My blood pressure is 160/95.", True),
         ("My blood pressure is 160 over 95.", True),
-        ("Temperature 38.5 last night.", True),
+        # A value of the patient's own from before, not today's finding (36.8): history.
+        ("Temperature 38.5 last night.", False),
+        ("My blood pressure was 160 over 100 at the chemist last month.", False),
+        ("If my blood pressure went up to 180, would I need to come in?", False),
+        ("I was 95 kilos at Christmas.", False),
+        ("The physio said not to lift more than 10 kilos.", False),
+        ("It was 152 over 94 at the chemist.", True),
         ("Sats 98% on the finger thing.", True),
         ("My pulse raced for 2 hours.", False),
     ],
@@ -853,7 +859,10 @@ def test_stored_phrases_match_whatever_the_whitespace_and_trailing_punctuation()
     [
         ("Ummm, it hurts, uhhh, a lot.", 2),
         ("Err… it, erm, hurts.", 2),
-        ("Hmmmm, um, yes.", 2),
+        ("Hmmmm, yes, um, I think so.", 2),
+        # One hesitation however it is spelled: no warning on a transcript from elsewhere.
+        ("Uh… um, it hurts.", 0),
+        ("Hmmmm, um, yes.", 0),
         ("Ummm, it hurts a lot.", 0),
         ("The umbrella, the error, the hummus.", 0),
     ],
@@ -864,16 +873,23 @@ def test_lengthened_fillers_are_disfluency_tokens(reply, count):
     assert [issue["details"]["count"] for issue in warned] == ([count] if count else [])
 
 
-def test_one_word_utterances_have_no_opening_bigram():
+def test_short_answers_and_backchannels_have_no_opening_bigram():
     assert issues(validate(dialogue(("Is it heavy?", "Yes."), ("Is it tight?", "Yes.")))) == []
-    assert issues(validate(dialogue(("Is it heavy?", "Yes it is."), ("Is it tight?", "Yes it is.")))) == [
-        ("WARN", "OPENER_ECHO", 3)
-    ]
+    assert issues(validate(dialogue(("Is it heavy?", "Yes it is."), ("Is it tight?", "Yes it is.")))) == []
+    assert (
+        issues(validate(dialogue(("And it's every day?", "Mm-hmm."), ("Worse at night?", "Mm-hmm.")))) == []
+    )
+    longer = dialogue(
+        ("Is it heavy?", "Yes it is, mostly on the stairs."), ("Is it tight?", "Yes it is, at times.")
+    )
+    assert issues(validate(longer)) == [("WARN", "OPENER_ECHO", 3)]
     zh = zh_case()
     assert issues(validate(dialogue(("疼吗？", "疼。"), ("还疼吗？", "疼。")), zh)) == []
-    assert issues(validate(dialogue(("疼吗？", "很疼。"), ("还疼吗？", "很疼。")), zh)) == [
-        ("WARN", "OPENER_ECHO", 3)
-    ]
+    assert issues(validate(dialogue(("疼吗？", "很疼。"), ("还疼吗？", "很疼。")), zh)) == []
+    no_no = dialogue(("做过手术吗？", "没有，从来没开过刀。"), ("住过院吗？", "没有，医院都没住过。"))
+    assert issues(validate(no_no, zh)) == []
+    echo = dialogue(("疼得厉害吗？", "很疼，晚上都睡不着。"), ("还疼吗？", "很疼，走路都难受。"))
+    assert issues(validate(echo, zh)) == [("WARN", "OPENER_ECHO", 3)]
 
 
 def test_decimals_and_abbreviations_do_not_end_sentences():

@@ -522,8 +522,10 @@ def test_a_filler_is_trimmed_only_as_a_whole_word(body, expected):
     ["I don't feel feverish.", "I'd rather not do that, sorry.", "No, never.", "I couldn't say."],
 )
 def test_an_opener_that_says_yes_never_goes_before_a_negative_answer(body):
-    openers = [{"text": text, "synonyms": syn} for text, syn in (
-        ("Yes,", ["Yeah,"]), ("Okay,", ["Alright,"]), ("Sure,", []), ("Yep,", []))]
+    openers = [
+        {"text": text, "synonyms": syn}
+        for text, syn in (("Yes,", ["Yeah,"]), ("Okay,", ["Alright,"]), ("Sure,", []), ("Yep,", []))
+    ]
     case = inline_case(persona={"rates": {"opener": 1.0}, "pools": {"openers": openers}})
     for seed in range(1, 40):
         state = fresh_state(case, seed)
@@ -541,12 +543,20 @@ def test_an_opener_that_says_yes_still_goes_before_an_affirmative_answer():
 
 
 def test_over_many_encounters_no_answer_says_yes_and_then_no():
-    pattern = re.compile(r"^(yes|yeah|yep|okay|ok|alright|sure)\b[^.?!]*?\b(not|no|never|n't|nothing)\b", re.I)
+    pattern = re.compile(
+        r"^(yes|yeah|yep|okay|ok|alright|sure)\b[^.?!]*?\b(not|no|never|n't|nothing)\b", re.I
+    )
     for persona in ("en-anxious-talkative", "en-reserved-brief", "en-friendly-balanced"):
         for seed in range(1, 8):
             played = encounter(catalog_case(persona=persona), seed)
-            for text in ["Any fever?", "Take this penicillin tablet.", "Do you get short of breath?",
-                         "Any nausea?", "Can I examine your breasts?", "Have you lost weight?"] * 3:
+            for text in [
+                "Any fever?",
+                "Take this penicillin tablet.",
+                "Do you get short of breath?",
+                "Any nausea?",
+                "Can I examine your breasts?",
+                "Have you lost weight?",
+            ] * 3:
                 answer = played.say(text).text
                 assert not pattern.search(answer), (persona, seed, text, answer)
 

@@ -57,6 +57,7 @@ class CompiledLanguage:
 
     # Each of the lexicon's lists, compiled (gated, joined into one pattern, or kept) on first read.
     narrative = _lazy(gated, "narrative")
+    role_question = _lazy(gated, "role_question")
     open = _lazy(gated, "open")
     closed = _lazy(gated, "closed")
     opening = _lazy(union, "opening")
@@ -166,9 +167,14 @@ class Case:
             self,
             "guardrails",
             self._gated(
-                (f"scenario.{name}[{index}].patterns", item.id, item.patterns)
-                for name in ("guardrails", "objective_guardrails", "contraindications")
-                for index, item in enumerate(getattr(scenario, name))
+                [
+                    *(
+                        (f"scenario.{name}[{index}].patterns", item.id, item.patterns)
+                        for name in ("guardrails", "objective_guardrails", "contraindications")
+                        for index, item in enumerate(getattr(scenario, name))
+                    ),
+                    *((None, item.id, item.patterns) for item in self.lexicon.source.unsafe_requests),
+                ]
             ),
         )
         setattr_(

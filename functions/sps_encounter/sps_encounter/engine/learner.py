@@ -27,6 +27,7 @@ class LearnerTurn:
     opening: bool
     vague: bool
     reframe: bool
+    role_question: bool
     empathy_cues: tuple[str, ...]
     dismissive: bool
     guardrails: tuple[str, ...]
@@ -47,6 +48,7 @@ class LearnerTurn:
             "opening": self.opening,
             "vague": self.vague,
             "reframe": self.reframe,
+            "roleQuestion": self.role_question,
             "empathyCues": list(self.empathy_cues),
             "dismissive": self.dismissive,
             "guardrails": list(self.guardrails),
@@ -176,6 +178,7 @@ def apply_learner_turn(case: Case, state: SPSRuntimeState, learner_text: str) ->
         opening=bool(lexicon.opening.search(folded)),
         vague=bool(lexicon.vague.search(folded)),
         reframe=reframe,
+        role_question=bool(lexicon.role_question.search(folded)),
         empathy_cues=cues,
         dismissive=dismissive,
         guardrails=guardrails,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sps_encounter.engine.case import Id, Language, Line, Lines, Pattern, Patterns, Version
+from sps_encounter.engine.case import Guardrail, Id, Language, Line, Lines, Pattern, Patterns, Version
 
 
 class _Model(BaseModel):
@@ -42,6 +42,17 @@ class LanguageLexicon(_Model):
         description="The default answers to it, {age} filled in from the demographics."
     )
     measurement: Patterns = Field(description="The learner measuring or examining.")
+    role_question: Patterns = Field(
+        description="The learner asking whether the patient is an actor, a real patient or part of an "
+        "exam ('Are you an actor?'): the patient stays in role."
+    )
+    role_answers: Lines = Field(description="What the patient says to a role question, in role.")
+    unsafe_requests: list[Guardrail] = Field(
+        default_factory=list,
+        description="Requests no patient of any case goes along with (take a tablet now, skip the "
+        "examination and say today's readings, read another patient's notes): guardrails of every case, "
+        "beside the scenario's own.",
+    )
     reframe: Patterns = Field(description="The learner rephrasing ('I mean…').")
     diagnosis_coaching: Patterns = Field(description="Diagnosis or coaching a patient must never say.")
     clarification: Patterns = Field(description="A patient asking what the learner means.")

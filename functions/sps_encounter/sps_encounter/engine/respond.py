@@ -53,6 +53,7 @@ class Kind(StrEnum):
     CLARIFICATION = "clarification"
     ACKNOWLEDGEMENT = "acknowledgement"
     UNCERTAIN = "uncertain"
+    IN_ROLE = "in_role"
 
 
 # Replies that open themselves ("Oh, you mean…", "Sorry, what do you mean?", "Yeah. Thanks."):
@@ -165,6 +166,15 @@ def _refusal(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
     return Plan(learner, Kind.REFUSAL, phrase, refusal=phrase, layers=layers)
 
 
+def _in_role(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
+    """Layer 1: "Are you an actor?" is answered by the patient, puzzled, not by a refusal (which
+    would confirm an exam); nothing else the turn asks for is answered or done."""
+    line = choose(state, "other", case.lexicon.source.role_answers, "role_answer")
+    state.tracking.last_refusal = None
+    layers: list[dict[str, Any]] = [{"layer": 1, "rule": "stay_in_role", "ids": list(learner.guardrails)}]
+    return Plan(learner, Kind.IN_ROLE, line, layers=layers)
+
+
 def _identity(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
     """§8: the first identity request meets the DOB challenge (if the case has one), once; the
     next request gets full compliance: name and date of birth."""
@@ -266,6 +276,8 @@ def _plan(case: Case, state: SPSRuntimeState, learner: LearnerTurn) -> Plan:
     tracking = state.tracking
     pending = tracking.misunderstanding_pending
     tracking.misunderstanding_pending = None
+    if learner.role_question:
+        return _in_role(case, state, learner)
     if learner.guardrails:
         return _refusal(case, state, learner)
     tracking.last_refusal = None

@@ -22,11 +22,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # A learner asking for a reading the patient knows counts as asking for a measurement.
         "reading_request": (
             r"\b(what(?:'s| is| was| are| were)|how(?:'s| is| was| are| were)|do you (know|remember|have)"
-            r"|have you (got|checked|measured|taken)|did you (check|measure|take|get)|any idea)\b[^.?!]*?"
-            r"\b(your|the|a) ((usual|normal|last|latest|recent|home|own|typical|average|most recent|previous"
-            r"|current) )*(blood pressure|bp|pulse|heart ?rate|temperature|temp|(blood )?sugars?|glucose"
-            r"|weight|readings?|numbers|sats|saturations?|oxygen( levels?)?|cholesterol|results?|monitor"
-            r"|machine|cuff|meter|thermometer|scales?)\b",
+            r"|have you (got|checked|measured|taken|had)|did you (check|measure|take|get|have)|any idea"
+            r"|has (anyone|anybody|someone|a doctor|a nurse|your gp) (checked|measured|taken))\b[^.?!]*?"
+            r"\b(your|the|a|any|those|them) ((usual|normal|last|latest|recent|home|own|typical|average"
+            r"|most recent|previous|current) )*(blood pressure|bp|pulse|heart ?rate|temperature|temp"
+            r"|(blood )?sugars?|glucose|weight|readings?|numbers|sats|saturations?|oxygen( levels?)?"
+            r"|cholesterol|results?|monitor|machine|cuff|meter|thermometer|scales?)\b",
             r"\b(your|the) (home |own |blood pressure |bp |sugar |glucose )(monitor|machine|cuff|meter"
             r"|readings?|diary)\b",
             r"\bwhat (did|does|do) (the |your )?(nurse|gp|doctor|pharmacist|hospital|chemist|they|it)\b"
@@ -41,6 +42,32 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|o2|(?:blood )?sugars?|glucose|cholesterol|hba1c|inr|potassium|sodium|ha?emoglobin|troponin"
             r"|crp|respiratory rate|breathing rate|resps)\b[^.?!\d]{0,24}?(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
         ),
+        # Before a vital sign in its sentence: a reading the patient remembers, not one taken now
+        # ("at the pharmacy back in August… 115 over 70", "last week the machine said 148 over 90").
+        "remembered": (
+            r"\b(?:last|past|previous|other) (?:night|evening|weekend|week|month|year|time|visit|check"
+            r"|appointment|winter|summer)\b|\b(?:yesterday|this morning|overnight|at home|at night)\b"
+            r"|\b(?:back in|in (?:january|february|march|april|may|june|july|august|september|october"
+            r"|november|december)|a (?:few|couple of) (?:weeks|months|years) ago|ago|years back)\b"
+            r"|\b(?:at|from) (?:the |my )?(?:pharmacy|chemist|gp|doctor'?s|surgery|clinic|hospital|a&e"
+            r"|check-?up|work|health check)\b"
+            r"|\b(?:it|they|the (?:machine|monitor|cuff)|my (?:machine|monitor|cuff))"
+            r"(?: always)? (?:said|was|were|showed|came out|told me)\b"
+            r"|\b(?:used to|usually|normally|always|tends to|on average|was|were|had been)\b"
+            r"|\bat (?:christmas|easter|new year|thanksgiving|my (?:wedding|last|old))\b",
+        ),
+        # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
+        # to 180, would I…?").
+        "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
+        # Right before a number with a unit: a load or a limit, not the patient's body ("not to lift
+        # more than 10 kilos", "bags of about 20 kg").
+        "load_before": (
+            r"\b(?:lift(?:s|ed|ing)?|carr(?:y|ies|ied|ying)|haul(?:ing)?|lug(?:ging)?|push(?:ing)?|pull(?:ing)?"
+            r"|bags?|boxes|sacks?|loads?|crates?|parcels?|limit|max(?:imum)?|more than|less than|no more than"
+            r"|heavier than|lighter than|up to|weighing|weighs|weight limit)\b"
+            r"(?:\s+(?:of|about|around|roughly|maybe|like|over|under|at|most|least|than))*\s*$",
+        ),
+        # Right after a bare number: a unit of time, age or count, so not a vital sign.
         # Right after a bare number: a unit of time, age or count, so not a vital sign.
         "count_unit": (
             r"(?:\s*(?:-|–|to|or|and)\s*\d+(?:\.\d+)?)?\s*-?\s*(?:\+|odd|plus|or so|ish)?\s*"
@@ -78,6 +105,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
             r"\b(?:read|heard|looked up) (?:online|that|about)\b",
+            # Someone else's illness: "my mate had angina", "a friend of mine's got migraines".
+            r"\b(?:mate|friend|colleague|co-?worker|cousin|neighbou?r|uncle|aunt|auntie|brother|sister|dad"
+            r"|father|mum|mom|mother|grandad|granddad|grandpa|grandma|nan|gran|boss|someone|somebody)(?:'s)?"
+            r"(?: of (?:mine|ours))?\b[^.?!]{0,40}?\b(?:had|has|'s got|got|gets|died of|passed from|suffers"
+            r"|suffered|went through)\b",
         ),
         "fear": (
             r"\b(?:i'?m|i am|i was|i'?ve been|i get|i got|getting|i feel)\s+(?:really |so |a bit |quite "
@@ -116,10 +148,21 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:大概|差不多|将近|快|有|足足|起码|至少|了)*\s*$",
         ),
         "history_after": (r"\s*(?:左右|上下|多)?\s*(?:的时间|的时候)",),
+        "remembered": (
+            r"上次|上回|上个?(?:月|星期|礼拜|周)|昨天|昨晚|前天|夜里|半夜|去年|前几天|以前|之前|平时|平常|一般|体检|单位|药店|诊所|社区|在家"
+            r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年",
+        ),
+        "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
+        "load_before": (
+            r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",
+        ),
         "reported": (
             r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|朋友|网上)[^。！？]{0,12}?"
             r"(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
             r"被诊断|诊断(?:出|为)|确诊",
+            # Someone else's illness: "我有个同事去年阑尾穿孔".
+            r"(?:同事|朋友|邻居|亲戚|同学|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨|舅舅|姑姑|爷爷|奶奶|外公|外婆|老公|丈夫"
+            r"|妻子|爸|妈|哥|姐|弟|妹|别人|人家)[^。！？，,]{0,8}$",
         ),
         "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
         "second_person": (r"你|您",),
@@ -130,6 +173,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
 @dataclass(frozen=True)
 class TextRules:
     reading_request: Gated
+    remembered: re.Pattern[str]
+    hypothetical: re.Pattern[str]
+    load_before: re.Pattern[str]
     vital_reading: re.Pattern[str]
     count_unit: re.Pattern[str]
     age_before: re.Pattern[str]
@@ -145,6 +191,9 @@ def text_rules(language: Language) -> TextRules:
     lists = TEXT_RULES[language]
     return TextRules(
         reading_request=Gated.of(("reading", p) for p in lists["reading_request"]),
+        remembered=union(lists["remembered"]),
+        hypothetical=union(lists["hypothetical"]),
+        load_before=union(lists["load_before"]),
         # Each alternative names its number `n`: duplicate group names need alternation branches.
         vital_reading=_vital(lists["vital_reading"]),
         count_unit=union(lists["count_unit"]),

@@ -30,6 +30,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from persona_rails.user_patterns import matching_budget
@@ -54,6 +55,19 @@ _EDGE = " .!?。！？…,，;；:：~～\"'”’)）"
 _CLAUSE_BREAK = re.compile(r"[.!?。！？…,，;；:：\n]")
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*|\d+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_WORDLIKE = re.compile(r"[^\W_]")
+_TAG_QUESTION = re.compile(
+    r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
+    r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"
+)
+
+
+# In words (Chinese: pairs of characters): a sentence shorter than this is a piece of speech, and
+# a turn this long or shorter is a short answer or a backchannel.
+SPOKEN_SENTENCE = 3
+SHORT_TURN = 3
 
 
 class TranscriptError(ValueError):
@@ -133,6 +147,11 @@ class _Patient:
     normal: str
     meta: Mapping[str, Any] | None
     sentences: int
+    # Sentences of at least a few words: "Erm." "Sixteen?" "It's been... a lot." are pieces of
+    # one spoken sentence, not sentences of their own (what the narrative length counts).
+    spoken_sentences: int
+    # A few words at most ("Mm-hmm.", "No.", "没有。"): an answer or a backchannel, no opener.
+    short: bool
 
 
 def _meta_value(meta: Mapping[str, Any] | None, key: str, kind: type) -> Any:
@@ -291,12 +310,7 @@ class _Run:
         self.asked, self.question = None, None
 
     def _measuring(self) -> bool:
-        """The learner turn before measured or examined, or asked for a reading the patient
-        knows ("What's your usual blood pressure?", "What did your home monitor say?")."""
-        asked = self.asked
-        return asked is not None and bool(
-            self.case.lexicon.measurement.search(asked) or self.rules.reading_request.search(asked)
-        )
+        return self.asked is not None and asks_for_measurement(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
         if not _DIGIT.search(turn.normal) or self._measuring():
@@ -320,13 +334,17 @@ class _Run:
         told: list[tuple[int, int]] = []
         for match in rules.vital_reading.finditer(normal):
             told.append(match.span())
-            if not rules.count_unit.match(normal, number_end(match)):
-                leaked.append(match.span())
+            if rules.count_unit.match(normal, number_end(match)) or self._not_now(normal, match):
+                continue
+            leaked.append(match.span())
         for match in self.case.lexicon.measured_number.finditer(normal):
             told.append(match.span())
             start, end = match.span()
-            if rules.history_before.search(normal, max(0, start - 40), start) or rules.history_after.match(
-                normal, end
+            if (
+                rules.history_before.search(normal, max(0, start - 40), start)
+                or rules.history_after.match(normal, end)
+                or rules.load_before.search(normal, max(0, start - 40), start)
+                or self._not_now(normal, match)
             ):
                 continue
             leaked.append(match.span())
@@ -348,6 +366,23 @@ class _Run:
             if all(end <= a or start >= b for a, b in kept):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
+
+    def _not_now(self, normal: str, match: re.Match[str]) -> bool:
+        """A value that is no reading taken now: its sentence places it in the past or elsewhere
+        ("at the pharmacy in August", "the machine said", "I was 95 kilos at Christmas",
+        "usually"), or imagines it ("if it went up to 180…"). Never one of today's findings: "my
+        pulse was 88" is the case's 88 told before anyone measured it."""
+        if any(number in self.case.objective_numbers for number in _NUMBER.findall(match.group())):
+            return False
+        start = match.start()
+        sentence_start, sentence_end = next(
+            ((a, b) for a, b in sentence_spans(normal) if a <= start < b), (0, len(normal))
+        )
+        rules = self.rules
+        return (
+            rules.remembered.search(normal, sentence_start, sentence_end) is not None
+            or rules.hypothetical.search(normal, sentence_start, start) is not None
+        )
 
     def agenda(self, turn: _Patient) -> None:
         told = _meta_value(turn.meta, "agendaRevealed", list)
@@ -433,12 +468,12 @@ class _Run:
         if rules.reported.search(lead) or rules.fear.search(lead):
             return True
         closing = normal[sentence_end : sentence_end + 3]
-        asked = (
-            "?" in closing
-            or "？" in closing
-            or normal[sentence_start:sentence_end].rstrip().endswith(("吗", "呢"))
-        )
-        return asked and bool(rules.second_person.search(match.group()))
+        # A question the patient asks ("Is it angina?", "会不会是阑尾炎？", "can you prescribe…?")
+        # is a worry or a request, not the patient diagnosing or coaching; a statement with a tag
+        # ("It's probably angina, isn't it?") still states it.
+        sentence = normal[sentence_start:sentence_end].rstrip()
+        asked = "?" in closing or "？" in closing or sentence.endswith(("吗", "呢"))
+        return asked and not _TAG_QUESTION.search(sentence)
 
     def _said(self) -> tuple[str, ...]:
         if self.said is None:
@@ -474,9 +509,16 @@ class _Run:
                 )
             self.stated.setdefault(slot, value)
         reported: set[str] = set()
+        asked: set[str] | None = None
         for slot, match in self.case.conflicts.matches(turn.folded):
             # One issue per slot and turn, however often the turn repeats the contradiction.
             if slot in reported:
+                continue
+            if asked is None:
+                asked = self._asked_slots()
+            # "No, it's not that bad" answers the question asked: it contradicts the severity only
+            # when the learner asked about the severity (or about no fact at all).
+            if asked and slot not in asked:
                 continue
             reported.add(slot)
             self.error(
@@ -486,9 +528,34 @@ class _Run:
                 {"slot": slot, "match": match.group(0)},
             )
 
+    def _asked_slots(self) -> set[str]:
+        """The case facts the learner turn before asked about (history or examination)."""
+        if self.asked is None:
+            return set()
+        case = self.case
+        return {
+            slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(self.asked)
+        }
+
+    def _answer_word_first(self, turn: _Patient) -> bool:
+        """A Chinese turn opening with a yes or a no set apart ("没有，医院都没住过。", "对，…"):
+        its first two characters are that answer, not an opener."""
+        if self.case.language is not Language.ZH:
+            return False
+        clause = _CLAUSE_BREAK.split(turn.normal, maxsplit=1)[0].strip()
+        lexicon = self.case.lexicon
+        return len(_CJK.findall(clause)) <= 2 and (
+            clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause))
+        )
+
     def opener_echo(self, turn: _Patient) -> None:
-        # A one-word utterance ("Yes.") has no bigram: two in a row are no echo.
-        tokens = opening_tokens(turn.folded, self.case.language)
+        # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
+        # in a row are no echo, and neither is a turn after one.
+        tokens = (
+            []
+            if turn.short or self._answer_word_first(turn)
+            else opening_tokens(turn.folded, self.case.language)
+        )
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
         if bigram and bigram == self.previous_bigram:
             self.opener_repeats += 1
@@ -525,7 +592,17 @@ class _Run:
         self.previous_refusal = phrase
 
     def disfluency(self, turn: _Patient) -> None:
-        tokens = len(self.case.lexicon.disfluency.findall(turn.folded))
+        """Tokens the runtime inserted, counted one by one. In a transcript from elsewhere, a
+        hesitation is one however it is spelled ("uh… um,", "嗯……呃"): tokens with nothing but
+        punctuation and spaces between them count once."""
+        found = list(self.case.lexicon.disfluency.finditer(turn.folded))
+        tokens = len(found)
+        if turn.meta is None:
+            tokens -= sum(
+                1
+                for before, after in pairwise(found)
+                if not _WORDLIKE.search(turn.folded, before.end(), after.start())
+            )
         if tokens > self.case.policy.validator.max_disfluencies_per_turn:
             self.warn(
                 "DISFLUENCY_EXCESS", turn.index, f"{tokens} disfluency tokens in one turn", {"count": tokens}
@@ -533,12 +610,12 @@ class _Run:
 
     def narrative_length(self, turn: _Patient) -> None:
         limit = self.case.persona.narrative_max_sentences
-        if turn.sentences > limit:
+        if turn.spoken_sentences > limit:
             self.note(
                 "NARRATIVE_TOO_LONG",
                 turn.index,
-                f"{turn.sentences} sentences, over the persona's {limit}",
-                {"sentences": turn.sentences},
+                f"{turn.spoken_sentences} sentences, over the persona's {limit}",
+                {"sentences": turn.spoken_sentences},
             )
 
     def elaboration(self, turn: _Patient) -> None:
@@ -554,15 +631,12 @@ class _Run:
         self.elaborated += elaborated
 
     def _reads_as_elaborated(self, turn: _Patient) -> bool:
-        """With no meta: one of the case's stored elaborations is said, or the turn runs longer
-        than a plain answer once its agenda clauses and a realization ("Oh, you mean…") are set
-        aside."""
-        phrases = self.phrases
-        if _first_phrase(turn.normal, phrases.elaborations) is not None:
-            return True
-        aside = sum(1 for _, variant in phrases.agenda_variants if variant in turn.normal)
-        aside += sum(sentence_count(phrase) for phrase in phrases.realizations if phrase in turn.normal)
-        return turn.sentences - aside > self.case.persona.answer_sentences
+        """With no meta: one of the case's stored elaborations (or persona quirks) is said.
+
+        Length is no sign of it: a person answering an open question at length is answering it.
+        Micro-elaboration is the runtime adding one of its stored details; a transcript from
+        elsewhere is measured on those details only."""
+        return _first_phrase(turn.normal, self.phrases.elaborations) is not None
 
     # The whole transcript
 
@@ -608,6 +682,35 @@ class _Run:
         }
 
 
+def asks_for_measurement(case: Case, folded: str) -> bool:
+    """A learner turn that measures or examines ("Can we check your blood pressure?"), reads a
+    result out ("152 over 94, pulse 88."), or asks for a reading the patient knows ("What's your
+    usual blood pressure?", "What did your home monitor say?"): after it, the patient may say a
+    number."""
+    rules = text_rules(case.language)
+    return bool(
+        case.lexicon.measurement.search(folded)
+        or rules.reading_request.search(folded)
+        or rules.vital_reading.search(folded)
+    )
+
+
+def reads_as_refusal(case: Case, text: str) -> bool:
+    """Whether a patient turn reads, with no meta, as declining what was asked (as `refusal`)."""
+    normal = _normal(case.lexicon.fold(text))
+    return _first_phrase(normal, _Phrases.of(case).refusals) is not None or bool(
+        case.lexicon.refusal.search(normal)
+    )
+
+
+def reads_as_clarification(case: Case, text: str) -> bool:
+    """Whether a patient turn reads, with no meta, as asking the learner to clarify."""
+    normal = _normal(case.lexicon.fold(text))
+    return _first_phrase(normal, _Phrases.of(case).clarifications) is not None or bool(
+        case.lexicon.clarification.search(normal)
+    )
+
+
 class ValidationTooSlow(RuntimeError):
     """The transcript did not validate within the caller's time budget."""
 
@@ -645,6 +748,8 @@ def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> Non
     if turn["role"] == "learner":
         run.learner(turn["turnIndex"], folded)
         return
+    chinese = run.case.language is Language.ZH
+    sentences = [text[a:b] for a, b in sentence_spans(text)]
     run.patient(
         _Patient(
             turn["turnIndex"],
@@ -653,5 +758,14 @@ def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> Non
             _normal(folded),
             runtime_meta(turn.get("meta")),
             sentence_count(text),
+            max(1, sum(1 for sentence in sentences if _length(sentence, chinese) >= SPOKEN_SENTENCE)),
+            _length(text, chinese) <= SHORT_TURN,
         )
     )
+
+
+def _length(text: str, chinese: bool) -> int:
+    """Words, or in Chinese characters counted in pairs (a word is about two)."""
+    if chinese:
+        return (len(_CJK.findall(text)) + 1) // 2
+    return len(_WORD.findall(text))

@@ -1,0 +1,124 @@
+"""What real clinical dialogue brought up (issue 22): the validator leaves a patient's ordinary
+speech alone, the lexicons know the common forms, and the runtime knows its own case's facts and
+stays in role. eval/sps (`rails eval sps`) measures the same on annotated transcripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from sps_encounter.engine.respond import Kind
+from sps_encounter.engine.validator import (
+    asks_for_measurement,
+    reads_as_refusal,
+    validate_transcript,
+)
+from tests.unit.sps_encounter.support import catalog_case, dialogue, encounter
+
+ZH = ("abdominal-pain-zh", "zh-anxious-balanced")
+HEADACHE = ("headache", "en-friendly-balanced")
+
+
+def codes(turns, case=None):
+    result = validate_transcript(turns, case or catalog_case())
+    return [issue["code"] for bucket in ("errors", "warnings", "info") for issue in result[bucket]]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I can't lift more than 20 kg at work, the physio said.",
+        "It's about 70 percent better since the tablets.",
+        "If my blood pressure went up to 180, would I need to come in?",
+        "I was 95 kilos at Christmas, I'm less now.",
+        "At the pharmacy in August it was 148 over 90, they said that's high-ish.",
+        "Uh… um, it's not great, to be honest.",
+    ],
+)
+def test_ordinary_patient_speech_is_not_flagged(reply):
+    assert codes(dialogue(("How have things been?", reply))) == []
+
+
+def test_backchannels_in_a_row_are_no_opener_echo():
+    turns = dialogue(("So it's every day?", "Mm-hmm."), ("And worse at night?", "Mm-hmm."))
+    assert codes(turns) == []
+
+
+def test_a_long_answer_to_an_open_question_is_no_elaboration_of_the_runtime():
+    long = "Well it started at work. I was on the stairs. I had to stop. It went off after a bit. Then again."
+    turns = dialogue(("What happened?", long), ("How does it feel?", "Heavy. Like a weight. Then it goes."))
+    assert "ELABORATION_RATE_HIGH" not in codes(turns)
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [
+        "Can we check your blood pressure?",
+        "Let's check your blood pressure.",
+        "Would it be alright if I check your blood pressure?",
+        "152 over 94, and your pulse is 88.",
+        "Have you had your blood pressure checked anywhere recently?",
+    ],
+)
+def test_a_measurement_or_a_reading_read_out_lets_the_patient_say_the_number(learner):
+    case = catalog_case()
+    assert asks_for_measurement(case, case.lexicon.fold(learner))
+    assert codes(dialogue((learner, "So that's 152 over 94, is it?"))) == []
+
+
+@pytest.mark.parametrize("learner", ["And then?", "Anything more?", "Tell me more.", "Okay. Go on."])
+def test_content_free_prompts_are_vague(learner):
+    case = catalog_case()
+    assert case.lexicon.vague.search(case.lexicon.fold(learner))
+
+
+@pytest.mark.parametrize("reply", ["I would rather not.", "I'd rather not say.", "Do I have to answer that?"])
+def test_common_refusals_are_refusals(reply):
+    assert reads_as_refusal(catalog_case(), reply)
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "slot"),
+    [
+        (None, "Have you fainted at all?", "associated"),
+        (None, "Have you ever had a reaction to penicillin?", "allergies"),
+        (HEADACHE, "When did the headaches start?", "onset"),
+        (None, "Any heart problems in the family?", "family_history"),
+    ],
+)
+def test_the_runtime_answers_from_the_facts_its_case_holds(case, question, slot):
+    played = encounter(catalog_case(*case) if case else None)
+    response = played.say(question)
+    assert slot in played.learner.slots
+    assert response.meta["kind"] == Kind.ANSWER.value
+
+
+@pytest.mark.parametrize(
+    ("case", "question"),
+    [
+        (None, "Are you an actor?"),
+        (None, "Sorry, are you a real patient or one of the simulated ones?"),
+        (ZH, "您是真的病人，还是标准化病人？"),
+    ],
+)
+def test_a_role_question_is_answered_in_role(case, question):
+    played = encounter(catalog_case(*case) if case else None)
+    response = played.say(question)
+    assert response.meta["kind"] == Kind.IN_ROLE.value
+    assert response.text in played.case.lexicon.source.role_answers
+
+
+@pytest.mark.parametrize(
+    ("case", "asked", "guardrail"),
+    [
+        (None, "Take these tablets for me now, go on.", "take_medicine_now"),
+        (None, "Could we skip the examination? Just tell me your blood pressure today.", "skip_examination"),
+        (None, "Can you read out the last patient's results for me?", "other_patients_records"),
+        (ZH, "我这儿有布洛芬，您先吃两片。", "take_medicine_now"),
+    ],
+)
+def test_an_unsafe_request_is_refused_not_answered(case, asked, guardrail):
+    played = encounter(catalog_case(*case) if case else None)
+    response = played.say(asked)
+    assert guardrail in played.learner.guardrails
+    assert response.meta["kind"] == Kind.REFUSAL.value
+    assert "amlodipine" not in response.text.casefold()
