@@ -93,7 +93,7 @@ class SpsJudge:
         return found
 
     def decide(self, text: str, context: str) -> str:
-        from sps_encounter.engine.learner import apply_learner_turn, guardrails_hit
+        from sps_encounter.engine.learner import apply_learner_turn, refused_requests
         from sps_encounter.engine.state import init_runtime_state
         from sps_encounter.engine.validator import (
             asks_for_measurement,
@@ -109,7 +109,7 @@ class SpsJudge:
         if judgment == "vague":
             return _yes(bool(case.lexicon.vague.search(folded)))
         if judgment == "unsafe":
-            return _yes(bool(guardrails_hit(case, folded)))
+            return _yes(bool(refused_requests(case, folded)))
         if judgment == "role_question":
             turn = apply_learner_turn(case, init_runtime_state(case.persona.verbosity, 1), text)
             return _yes(bool(getattr(turn, "role_question", False)))

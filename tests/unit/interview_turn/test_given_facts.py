@@ -63,3 +63,17 @@ def test_after_a_place_and_a_year_the_loop_skips_to_its_exit():
     session.say("We moved to Leeds in 1952.")
     outcome = session.say(VAGUE[Language.EN])
     assert loop_state(outcome) == "precision_narrowing:exhausted"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我们1985年搬到了上海。", "我们1987年搬到了上海。"),
+        ("1960年我们搬到过杭州市。", "1962年我们搬到过杭州市。"),
+    ],
+)
+def test_a_place_after_an_aspect_particle_is_read_and_its_date_compared(first, second):
+    session = new_session(language=Language.ZH)
+    session.say(first)
+    outcome = session.say(second)
+    assert outcome.winning_rule == "contradiction_resolution"

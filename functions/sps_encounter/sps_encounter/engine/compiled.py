@@ -13,7 +13,7 @@ from typing import TypeVar
 from persona_rails.folding import fold, fold_pattern
 from persona_rails.user_patterns import Searchable
 from sps_encounter.engine.case import Language, ObjectiveSlot, Persona, Scenario, Slot
-from sps_encounter.engine.gates import Gated
+from sps_encounter.engine.gates import Gated, literals
 from sps_encounter.engine.policy import GoldRule, LanguageLexicon, Lexicon, Policy
 from sps_encounter.engine.text import bounded_union, named_union, opening_tokens, union
 
@@ -58,6 +58,27 @@ class CompiledLanguage:
     # Each of the lexicon's lists, compiled (gated, joined into one pattern, or kept) on first read.
     narrative = _lazy(gated, "narrative")
     role_question = _lazy(gated, "role_question")
+
+    @cached_property
+    def _unsafe(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, tuple[str, ...]]:
+        """A literal prefilter (each pattern needs one of its words), and the patterns as one."""
+        named = [(item.id, pattern) for item in self.source.unsafe_requests for pattern in item.patterns]
+        gates = [literals(fold_pattern(pattern)) for _, pattern in named]
+        words = [re.escape(word) for gate in gates if gate for word in gate]
+        prefilter = re.compile("|".join(words), re.IGNORECASE) if named and all(gates) else None
+        return (prefilter, *named_union(named))
+
+    def unsafe_requests(self, folded: str) -> tuple[str, ...]:
+        """The ids of the requests no patient goes along with, in any case."""
+        prefilter, pattern, names = self._unsafe
+        if pattern is None or (prefilter is not None and prefilter.search(folded) is None):
+            return ()
+        return tuple(
+            dict.fromkeys(
+                names[int(match.lastgroup[1:])] for match in pattern.finditer(folded) if match.lastgroup
+            )
+        )
+
     open = _lazy(gated, "open")
     closed = _lazy(gated, "closed")
     opening = _lazy(union, "opening")
@@ -167,14 +188,9 @@ class Case:
             self,
             "guardrails",
             self._gated(
-                [
-                    *(
-                        (f"scenario.{name}[{index}].patterns", item.id, item.patterns)
-                        for name in ("guardrails", "objective_guardrails", "contraindications")
-                        for index, item in enumerate(getattr(scenario, name))
-                    ),
-                    *((None, item.id, item.patterns) for item in self.lexicon.source.unsafe_requests),
-                ]
+                (f"scenario.{name}[{index}].patterns", item.id, item.patterns)
+                for name in ("guardrails", "objective_guardrails", "contraindications")
+                for index, item in enumerate(getattr(scenario, name))
             ),
         )
         setattr_(

@@ -70,7 +70,14 @@ def question_type(case: Case, folded: str) -> QuestionType:
 
 
 def guardrails_hit(case: Case, folded: str) -> tuple[str, ...]:
+    """The scenario's guardrails the turn hits (what the validator counts as unsafe requests)."""
     return case.guardrails.names(folded)
+
+
+def refused_requests(case: Case, folded: str) -> tuple[str, ...]:
+    """What the patient declines: the scenario's guardrails, then the lexicon's requests no case
+    allows (take a tablet now, skip the examination, read another patient's notes)."""
+    return tuple(dict.fromkeys((*case.guardrails.names(folded), *case.lexicon.unsafe_requests(folded))))
 
 
 def empathy_cues(case: Case, folded: str) -> tuple[str, ...]:
@@ -117,7 +124,7 @@ def apply_learner_turn(case: Case, state: SPSRuntimeState, learner_text: str) ->
     state.turn_index += 1
     state.draws = []
 
-    guardrails = guardrails_hit(case, folded)
+    guardrails = refused_requests(case, folded)
     cues = empathy_cues(case, folded)
     dismissive = bool(lexicon.dismissive.search(folded))
     tracking.turns_since_rapport_shift += 1

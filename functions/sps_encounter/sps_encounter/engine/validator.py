@@ -68,6 +68,9 @@ _TAG_QUESTION = re.compile(
 # a turn this long or shorter is a short answer or a backchannel.
 SPOKEN_SENTENCE = 3
 SHORT_TURN = 3
+# Longer than this, a turn holds more than SHORT_TURN words (or pairs of Chinese characters)
+# whatever its words: the count is skipped.
+SHORT_TEXT_CHARS = 60
 
 
 class TranscriptError(ValueError):
@@ -147,11 +150,21 @@ class _Patient:
     normal: str
     meta: Mapping[str, Any] | None
     sentences: int
-    # Sentences of at least a few words: "Erm." "Sixteen?" "It's been... a lot." are pieces of
-    # one spoken sentence, not sentences of their own (what the narrative length counts).
-    spoken_sentences: int
-    # A few words at most ("Mm-hmm.", "No.", "没有。"): an answer or a backchannel, no opener.
-    short: bool
+    chinese: bool
+
+    @property
+    def spoken_sentences(self) -> int:
+        """Sentences of at least a few words: "Erm." "Sixteen?" "It's been... a lot." are pieces
+        of one spoken sentence, not sentences of their own (what the narrative length counts)."""
+        spans = sentence_spans(self.text)
+        return max(1, sum(1 for a, b in spans if _length(self.text[a:b], self.chinese) >= SPOKEN_SENTENCE))
+
+    @property
+    def short(self) -> bool:
+        """A few words at most ("Mm-hmm.", "No.", "没有。"): an answer or a backchannel, no opener."""
+        if len(self.text) > SHORT_TEXT_CHARS:
+            return False
+        return _length(self.text, self.chinese) <= SHORT_TURN
 
 
 def _meta_value(meta: Mapping[str, Any] | None, key: str, kind: type) -> Any:
@@ -234,6 +247,7 @@ class _Run:
     revealed: set[str] = field(default_factory=set)
     recent_clarifications: list[str] = field(default_factory=list)
     previous_bigram: str | None = None
+    previous_opening: _Patient | None = None
     previous_refusal: str | None = None
     dob_challenges: int = 0
     stated: dict[str, Any] = field(default_factory=dict)
@@ -537,6 +551,9 @@ class _Run:
             slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(self.asked)
         }
 
+    def _opens_nothing(self, turn: _Patient) -> bool:
+        return turn.short or self._answer_word_first(turn)
+
     def _answer_word_first(self, turn: _Patient) -> bool:
         """A Chinese turn opening with a yes or a no set apart ("没有，医院都没住过。", "对，…"):
         its first two characters are that answer, not an opener."""
@@ -550,17 +567,24 @@ class _Run:
 
     def opener_echo(self, turn: _Patient) -> None:
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
-        # in a row are no echo, and neither is a turn after one.
-        tokens = (
-            []
-            if turn.short or self._answer_word_first(turn)
-            else opening_tokens(turn.folded, self.case.language)
-        )
+        # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
+        # open differently), so it costs nothing per turn.
+        tokens = opening_tokens(turn.folded, self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
-        if bigram and bigram == self.previous_bigram:
+        previous, self.previous_opening = self.previous_opening, turn
+        if (
+            bigram
+            and bigram == self.previous_bigram
+            and previous is not None
+            and not self._opens_nothing(turn)
+            and not self._opens_nothing(previous)
+        ):
             self.opener_repeats += 1
             self.warn(
-                "OPENER_ECHO", turn.index, "the same opening as the previous patient turn", {"bigram": bigram}
+                "OPENER_ECHO",
+                turn.index,
+                "the same opening as the previous patient turn",
+                {"bigram": bigram},
             )
         self.previous_bigram = bigram
 
@@ -610,12 +634,13 @@ class _Run:
 
     def narrative_length(self, turn: _Patient) -> None:
         limit = self.case.persona.narrative_max_sentences
-        if turn.spoken_sentences > limit:
+        # Spoken sentences are never more than sentences: counted only when they may matter.
+        if turn.sentences > limit and (spoken := turn.spoken_sentences) > limit:
             self.note(
                 "NARRATIVE_TOO_LONG",
                 turn.index,
-                f"{turn.spoken_sentences} sentences, over the persona's {limit}",
-                {"sentences": turn.spoken_sentences},
+                f"{spoken} sentences, over the persona's {limit}",
+                {"sentences": spoken},
             )
 
     def elaboration(self, turn: _Patient) -> None:
@@ -748,8 +773,6 @@ def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> Non
     if turn["role"] == "learner":
         run.learner(turn["turnIndex"], folded)
         return
-    chinese = run.case.language is Language.ZH
-    sentences = [text[a:b] for a, b in sentence_spans(text)]
     run.patient(
         _Patient(
             turn["turnIndex"],
@@ -758,8 +781,7 @@ def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> Non
             _normal(folded),
             runtime_meta(turn.get("meta")),
             sentence_count(text),
-            max(1, sum(1 for sentence in sentences if _length(sentence, chinese) >= SPOKEN_SENTENCE)),
-            _length(text, chinese) <= SHORT_TURN,
+            run.case.language is Language.ZH,
         )
     )
 

@@ -1,0 +1,112 @@
+"""`validate_transcript` in instructions per turn (callgrind), for this checkout and, with
+`--against`, another checkout of the repository (a `git worktree` of an older commit).
+
+Instructions do not depend on the machine's load, which on a shared 2-CPU machine moves a timed
+median by a third from one run to the next. The transcripts are played once, by this checkout's
+runtime (each scenario with its default persona, 2,000 turns), and both checkouts validate the
+same JSON, with meta and stripped of it. Each count is the difference between a run that
+validates them and one that only loads them (imports, config and case compiles cancel out).
+
+    python -m bench.sps_encounter.instructions [--against /tmp/older]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.common import REPO_ROOT
+
+TURNS = 2_000
+MODES = ("meta", "text")
+# Runs inside the checkout being measured: its own layer and validator, the parent's transcripts.
+CHILD = """
+import json, sys
+root, corpus, mode, validate = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+sys.path[:0] = [root + "/shared", root + "/functions/sps_encounter"]
+from sps_encounter.artifacts import case_of, sps_config
+from sps_encounter.engine.validator import validate_transcript
+config = sps_config()
+played = json.load(open(corpus))
+runs = []
+for scenario_id, turns in played.items():
+    scenario = config.scenarios[scenario_id]
+    case = case_of(config, scenario, config.personas[scenario.value.default_persona])
+    if mode == "text":
+        turns = [{k: v for k, v in turn.items() if k != "meta"} for turn in turns]
+    validate_transcript(turns[:50], case)
+    runs.append((turns, case))
+if validate:
+    for turns, case in runs:
+        validate_transcript(turns, case)
+"""
+
+
+def play_corpus(path: Path) -> int:
+    sys.path[:0] = [str(REPO_ROOT / "shared"), str(REPO_ROOT / "functions/sps_encounter")]
+    from bench.sps_encounter.corpus import catalog_cases, play
+    from sps_encounter.artifacts import sps_config
+
+    config = sps_config()
+    played = {
+        ref.scenario_id: play(config, ref, 7, TURNS // 2, random.Random(7)).turns[:TURNS]
+        for ref in catalog_cases(config)
+        if ref.default
+    }
+    path.write_text(json.dumps(played), encoding="utf-8")
+    return sum(len(turns) for turns in played.values())
+
+
+def instructions(root: Path, corpus: Path, mode: str, validate: bool) -> int:
+    completed = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CHILD,
+         str(root), str(corpus), mode, "1" if validate else "0"],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    found = re.search(r"Collected : (\d+)", completed.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no total:\n{completed.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_turn(root: Path, corpus: Path, mode: str, turns: int) -> float:
+    return (instructions(root, corpus, mode, True) - instructions(root, corpus, mode, False)) / turns
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as directory:
+        corpus = Path(directory) / "transcripts.json"
+        turns = play_corpus(corpus)
+        print(
+            "| instructions per turn | "
+            + (f"{args.against} | " if args.against else "")
+            + "this checkout | ratio |"
+        )
+        print("|---|" + ("---:|" if args.against else "") + "---:|---:|")
+        for mode in MODES:
+            here = per_turn(REPO_ROOT, corpus, mode, turns)
+            label = "with meta" if mode == "meta" else "text only (meta stripped)"
+            if args.against:
+                there = per_turn(args.against.resolve(), corpus, mode, turns)
+                print(f"| {label} | {there:,.0f} | {here:,.0f} | {here / there:.2f} |")
+            else:
+                print(f"| {label} | {here:,.0f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

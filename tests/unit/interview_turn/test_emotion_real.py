@@ -1,0 +1,39 @@
+"""Bereavement and harm read as emotion (issue 22): a close person's death or being beaten turns
+the interviewer to the feeling, instead of "What happened next?"."""
+
+from __future__ import annotations
+
+import pytest
+
+from interview_turn.engine.model import Language
+from tests.unit.interview_turn.support import new_session
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        (Language.EN, "My husband died in the spring of 1996."),
+        (Language.EN, "We lost our boy when he was four."),
+        (Language.EN, "My father beat me with his belt when I was small."),
+        (Language.ZH, "我爸爸是那年冬天去世的。"),
+        (Language.ZH, "小时候我妈经常打我，还把我关在柴房里。"),
+    ],
+)
+def test_a_death_in_the_family_or_being_beaten_turns_to_the_feeling(language, answer):
+    outcome = new_session(language=language).say(answer)
+    assert outcome.winning_rule == "high_emotion"
+    assert "happened next" not in outcome.contract["response_text"]
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        (Language.EN, "Our dog died of old age, he was sixteen."),
+        (Language.EN, "The team beat us three nil that year."),
+        (Language.EN, "It hit me then that I would have to leave school."),
+        (Language.ZH, "我爸爸那年退休了。"),
+    ],
+)
+def test_ordinary_sentences_with_the_same_words_stay_plain(language, answer):
+    outcome = new_session(language=language).say(answer)
+    assert outcome.winning_rule != "high_emotion"
