@@ -12,13 +12,10 @@ lexicon loading and lazy compiles cancel out), divided by 2,000.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from bench import callgrind
 from bench.common import REPO_ROOT
 
 VARIANTS = ("`rule_score` alone", "`evaluate`, policy default", "`evaluate`, policy stage_aware")
@@ -37,15 +34,7 @@ for index, text in enumerate(chinese_corpus(total, SEED)[:count]):
 
 
 def instructions(root: Path, variant: str, count: int) -> int:
-    completed = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CHILD,
-         str(root), variant, str(WARM + MEASURED), str(count)],
-        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-    )  # fmt: skip
-    found = re.search(r"Collected : (\d+)", completed.stderr)
-    if found is None:
-        raise RuntimeError(f"callgrind printed no total:\n{completed.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind.instructions(CHILD, str(root), variant, str(WARM + MEASURED), str(count))
 
 
 def per_text(root: Path, variant: str) -> float:
@@ -56,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
     args = parser.parse_args(argv)
-    if shutil.which("valgrind") is None:
+    if not callgrind.available():
         print("valgrind is not installed", file=sys.stderr)
         return 2
     print(

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from bench import callgrind
 from bench.common import REPO_ROOT
 
 TURNS = 2_000
@@ -66,15 +63,7 @@ def play_corpus(path: Path) -> int:
 
 
 def instructions(root: Path, corpus: Path, mode: str, validate: bool) -> int:
-    completed = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CHILD,
-         str(root), str(corpus), mode, "1" if validate else "0"],
-        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"},
-    )  # fmt: skip
-    found = re.search(r"Collected : (\d+)", completed.stderr)
-    if found is None:
-        raise RuntimeError(f"callgrind printed no total:\n{completed.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind.instructions(CHILD, str(root), str(corpus), mode, "1" if validate else "0")
 
 
 def per_turn(root: Path, corpus: Path, mode: str, turns: int) -> float:
@@ -85,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
     args = parser.parse_args(argv)
-    if shutil.which("valgrind") is None:
+    if not callgrind.available():
         print("valgrind is not installed", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as directory:
