@@ -8,6 +8,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 
 def available() -> bool:
@@ -35,3 +37,18 @@ def instructions(child: str, *args: str) -> int:
     if found is None:
         raise RuntimeError(f"callgrind printed no total:\n{completed.stderr[-2000:]}")
     return int(found.group(1))
+
+
+def print_comparison(
+    unit: str, rows: Iterable[tuple[str, Callable[[Path], float]]], here: Path, against: Path | None
+) -> None:
+    """A Markdown table: per row, the count in `against` (if given), here, and their ratio."""
+    print(f"| instructions per {unit} | " + (f"{against} | " if against else "") + "this checkout | ratio |")
+    print("|---|" + ("---:|" if against else "") + "---:|---:|")
+    for label, count in rows:
+        mine = count(here)
+        if against is None:
+            print(f"| {label} | {mine:,.0f} | |")
+            continue
+        theirs = count(against.resolve())
+        print(f"| {label} | {theirs:,.0f} | {mine:,.0f} | {mine / theirs:.2f} |")

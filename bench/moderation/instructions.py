@@ -48,19 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     if not callgrind.available():
         print("valgrind is not installed", file=sys.stderr)
         return 2
-    print(
-        "| instructions per text | "
-        + (f"{args.against} | " if args.against else "")
-        + "this checkout | ratio |"
-    )
-    print("|---|" + ("---:|" if args.against else "") + "---:|---:|")
-    for variant in VARIANTS:
-        here = per_text(REPO_ROOT, variant)
-        if args.against:
-            there = per_text(args.against.resolve(), variant)
-            print(f"| {variant} | {there:,.0f} | {here:,.0f} | {here / there:.2f} |")
-        else:
-            print(f"| {variant} | {here:,.0f} | |")
+    rows = [(variant, lambda root, variant=variant: per_text(root, variant)) for variant in VARIANTS]
+    callgrind.print_comparison("text", rows, REPO_ROOT, args.against)
     return 0
 
 

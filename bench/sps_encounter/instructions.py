@@ -24,6 +24,7 @@ from bench.common import REPO_ROOT
 
 TURNS = 2_000
 MODES = ("meta", "text")
+LABELS = {"meta": "with meta", "text": "text only (meta stripped)"}
 # Runs inside the checkout being measured: its own layer and validator, the parent's transcripts.
 CHILD = """
 import json, sys
@@ -80,20 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as directory:
         corpus = Path(directory) / "transcripts.json"
         turns = play_corpus(corpus)
-        print(
-            "| instructions per turn | "
-            + (f"{args.against} | " if args.against else "")
-            + "this checkout | ratio |"
-        )
-        print("|---|" + ("---:|" if args.against else "") + "---:|---:|")
-        for mode in MODES:
-            here = per_turn(REPO_ROOT, corpus, mode, turns)
-            label = "with meta" if mode == "meta" else "text only (meta stripped)"
-            if args.against:
-                there = per_turn(args.against.resolve(), corpus, mode, turns)
-                print(f"| {label} | {there:,.0f} | {here:,.0f} | {here / there:.2f} |")
-            else:
-                print(f"| {label} | {here:,.0f} | |")
+        rows = [(LABELS[mode], lambda root, mode=mode: per_turn(root, corpus, mode, turns)) for mode in MODES]
+        callgrind.print_comparison("turn", rows, REPO_ROOT, args.against)
     return 0
 
 
