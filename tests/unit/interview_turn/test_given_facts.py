@@ -77,3 +77,20 @@ def test_a_place_after_an_aspect_particle_is_read_and_its_date_compared(first, s
     session.say(first)
     outcome = session.say(second)
     assert outcome.winning_rule == "contradiction_resolution"
+
+
+def test_a_sentence_naming_two_events_stores_no_date_for_either():
+    session = new_session()
+    session.say("Frank died in 1996, the same spring our granddaughter was born.")
+    assert session.state.topic(session.state.topic_id).facts == ()
+    outcome = session.say("I was born in 1941 in Leeds.")
+    assert outcome.winning_rule != "contradiction_resolution"
+
+
+def test_whose_event_it_is_keeps_a_grandchild_apart_from_the_narrator():
+    session = new_session()
+    session.say("Our granddaughter was born in 1996.")
+    outcome = session.say("I was born in 1941.")
+    assert outcome.winning_rule != "contradiction_resolution"
+    anchors = {fact.anchor for fact in session.state.topic(session.state.topic_id).facts}
+    assert {"born@grandchild", "born@self"} <= anchors

@@ -70,13 +70,19 @@ def _subject(sentence: str, event_at: int, lexicon: CompiledLexicon) -> str:
 
 
 def _event(sentence: str, lexicon: CompiledLexicon) -> tuple[str, int] | None:
-    """The life event the sentence names, and where its word starts."""
+    """The life event the sentence names, and where its word starts; None when it names two
+    ("Frank died in 1996, the same spring our granddaughter was born"): its date belongs to
+    neither for sure, so it is never compared."""
+    found: tuple[str, int] | None = None
     for name, patterns in lexicon.anchors:
         for pattern in patterns:
             match = pattern.search(sentence)
             if match:
-                return name, match.start()
-    return None
+                if found is not None:
+                    return None
+                found = (name, match.start())
+                break
+    return found
 
 
 def _values(kind: FactKind, sentence: str, lexicon: CompiledLexicon) -> list[str]:
