@@ -82,8 +82,10 @@ def test_the_state_remembers_digests_not_text_and_forgets_after_the_memory():
     for turn in range(LINE_MEMORY + 5):
         session.say(ANSWERS[Language.EN][turn % 7], seed=turn)
     stored = session.state.to_json()
-    assert len(stored["said"]) == LINE_MEMORY
-    assert stored["said"][-1] == line_digest(session.outcomes[-1].contract["response_text"])
+    assert SessionState.from_json(stored).said == session.state.said
+    assert len(session.state.said) == LINE_MEMORY
+    assert session.state.said[-1] == line_digest(session.outcomes[-1].contract["response_text"])
+    assert stored["said"] == "".join(session.state.said)
     assert "shop" not in json.dumps(stored["said"])
 
 

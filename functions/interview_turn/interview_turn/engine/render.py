@@ -18,6 +18,9 @@ from interview_turn.engine.policy import Lines
 # (LLM) line repeating it to be replaced.
 LINE_MEMORY = 30
 REPEAT_WINDOW = 5
+# 32 bits tell a session's few hundred possible lines apart; the state stays small, because every
+# turn's statement carries it (a batch over libpq's 8 KB buffer goes out in two writes).
+DIGEST_BYTES = 4
 
 
 def pick(lines: Lines, language: Language, seed: int) -> str:
@@ -27,7 +30,7 @@ def pick(lines: Lines, language: Language, seed: int) -> str:
 
 def line_digest(line: str) -> str:
     """The same line whatever its case or spacing."""
-    return blake2b(" ".join(line.casefold().split()).encode(), digest_size=6).hexdigest()
+    return blake2b(" ".join(line.casefold().split()).encode(), digest_size=DIGEST_BYTES).hexdigest()
 
 
 def pick_unsaid(
