@@ -3,6 +3,7 @@ the machine's load (a shared 2-CPU machine moves timed medians by a third from r
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -52,3 +53,14 @@ def print_comparison(
             continue
         theirs = count(against.resolve())
         print(f"| {label} | {theirs:,.0f} | {mine:,.0f} | {mine / theirs:.2f} |")
+
+
+def against(doc: str, argv: list[str] | None) -> Path | None:
+    """The `--against` checkout of an instruction-count comparison; exits 2 without valgrind."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    other: Path | None = parser.parse_args(argv).against
+    if not available():
+        print("valgrind is not installed", file=sys.stderr)
+        raise SystemExit(2)
+    return other

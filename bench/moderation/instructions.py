@@ -11,8 +11,6 @@ lexicon loading and lazy compiles cancel out), divided by 2,000.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 from bench import callgrind
@@ -42,14 +40,9 @@ def per_text(root: Path, variant: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, help="another checkout to compare with")
-    args = parser.parse_args(argv)
-    if not callgrind.available():
-        print("valgrind is not installed", file=sys.stderr)
-        return 2
+    other = callgrind.against(__doc__, argv)
     rows = [(variant, lambda root, variant=variant: per_text(root, variant)) for variant in VARIANTS]
-    callgrind.print_comparison("text", rows, REPO_ROOT, args.against)
+    callgrind.print_comparison("text", rows, REPO_ROOT, other)
     return 0
 
 

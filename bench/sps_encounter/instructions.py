@@ -12,7 +12,6 @@ validates them and one that only loads them (imports, config and case compiles c
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -72,17 +71,12 @@ def per_turn(root: Path, corpus: Path, mode: str, turns: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, help="another checkout to compare with")
-    args = parser.parse_args(argv)
-    if not callgrind.available():
-        print("valgrind is not installed", file=sys.stderr)
-        return 2
+    other = callgrind.against(__doc__, argv)
     with tempfile.TemporaryDirectory() as directory:
         corpus = Path(directory) / "transcripts.json"
         turns = play_corpus(corpus)
         rows = [(LABELS[mode], lambda root, mode=mode: per_turn(root, corpus, mode, turns)) for mode in MODES]
-        callgrind.print_comparison("turn", rows, REPO_ROOT, args.against)
+        callgrind.print_comparison("turn", rows, REPO_ROOT, other)
     return 0
 
 

@@ -619,9 +619,10 @@ class _Run:
         """Tokens the runtime inserted, counted one by one. In a transcript from elsewhere, a
         hesitation is one however it is spelled ("uh… um,", "嗯……呃"): tokens with nothing but
         punctuation and spaces between them count once."""
-        found = list(self.case.lexicon.disfluency.finditer(turn.folded))
-        tokens = len(found)
-        if turn.meta is None:
+        disfluency = self.case.lexicon.disfluency
+        tokens = len(disfluency.findall(turn.folded))
+        if tokens > 1 and turn.meta is None:
+            found = list(disfluency.finditer(turn.folded))
             tokens -= sum(
                 1
                 for before, after in pairwise(found)
