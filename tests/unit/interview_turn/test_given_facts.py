@@ -94,3 +94,35 @@ def test_whose_event_it_is_keeps_a_grandchild_apart_from_the_narrator():
     assert outcome.winning_rule != "contradiction_resolution"
     anchors = {fact.anchor for fact in session.state.topic(session.state.topic_id).facts}
     assert {"born@grandchild", "born@self"} <= anchors
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "language"),
+    [
+        ("Frank was born in 1950.", "I was born in 1941.", Language.EN),
+        ("He died in 1980, my father.", "She died in 1985.", Language.EN),
+        ("When we got there, Annie married in 1962.", "I married in 1960.", Language.EN),
+        ("她1980年去世了。", "我1941年出生，1985年去世的是我外婆。", Language.ZH),
+    ],
+)
+def test_someone_named_or_pointed_at_is_nobody_whose_dates_are_compared(first, second, language):
+    session = new_session(language=language)
+    session.say(first)
+    assert [fact.anchor for fact in session.state.topic(session.state.topic_id).facts] == []
+    outcome = session.say(second)
+    assert outcome.winning_rule != "contradiction_resolution"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I was born in Leeds in 1941, and Frank was there too.", "I was born in 1943."),
+        ("Dad died in 1980.", "My father died in 1983."),
+        ("We moved to Boston in 1985.", "We moved to Boston in 1987."),
+    ],
+)
+def test_the_narrator_and_kin_are_still_told_apart_from_names_around_them(first, second):
+    session = new_session()
+    session.say(first)
+    outcome = session.say(second)
+    assert outcome.winning_rule == "contradiction_resolution"

@@ -51,11 +51,16 @@ def chinese_number(text: str) -> int | None:
 
 
 SELF = "self"
+# Someone the lexicon cannot tell apart ("he", "she", "Frank"): their events are never compared,
+# neither with the narrator's nor with each other's ("He died in 1980", "She died in 1985").
+OTHER = "other"
 
 
 def _subject(sentence: str, event_at: int, lexicon: CompiledLexicon) -> str:
     """Whose event it is: the person named nearest before the event's word ("we moved", "I
-    remember my father died"), else the first named after it, else the narrator."""
+    remember my father died", "Frank was born"), else the first named after it ("born in 1950
+    was my sister"; a name after it is more often the event's place or partner: "moved to
+    Boston"), else the narrator."""
     mentions = [
         (match.start(), name)
         for name, patterns in lexicon.subjects
@@ -65,7 +70,7 @@ def _subject(sentence: str, event_at: int, lexicon: CompiledLexicon) -> str:
     before = [mention for mention in mentions if mention[0] < event_at]
     if before:
         return max(before)[1]
-    after = [mention for mention in mentions if mention[0] >= event_at]
+    after = [mention for mention in mentions if mention[0] >= event_at and mention[1] != OTHER]
     return min(after)[1] if after else SELF
 
 
@@ -115,7 +120,7 @@ def _anchor(event: str | None, subject: str, qualifier: str | None, lexicon: Com
     """`event@subject` for a once-in-a-life event ("lost@father"); `event>qualifier@subject` for a
     repeatable one, told apart by the other detail of its sentence ("moved>boston@self",
     "moved>1985@self"); "*" when nothing can tell which event it is."""
-    if event is None:
+    if event is None or subject == OTHER:
         return UNANCHORED
     if event not in lexicon.repeatable_anchors:
         return f"{event}@{subject}"

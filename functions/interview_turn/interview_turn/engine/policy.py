@@ -401,7 +401,8 @@ class FactPatterns(_Artifact):
     anchors: dict[str, list[Pattern]]
     # Life events that happen more than once (moves, jobs, schools): two dates are no conflict.
     repeatable_anchors: list[str]
-    # Whose event a sentence tells; "self" is the narrator, the default.
+    # Whose event a sentence tells; "self" is the narrator, the default; "other" (he, she, a first
+    # name) is someone who cannot be told apart, whose events are never compared.
     subjects: dict[str, list[Pattern]]
     year: Patterns
     age: Patterns
