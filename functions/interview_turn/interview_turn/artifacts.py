@@ -57,10 +57,17 @@ def _system_prompt(directory: Path) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode()).hexdigest()
 
 
-def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> InterviewConfig:
+SIGNAL_MODEL = Path(__file__).with_name("models") / "signals.json"
+
+
+def load_config(
+    directory: Path = CONFIG_DIR, *, sealed: bool | None = None, model_path: Path | None = SIGNAL_MODEL
+) -> InterviewConfig:
     """Every artifact, strictly, and every template line linted (its token count too), unless the
     folder is sealed: verified by `make package` and unchanged since (persona_rails.config_seal).
-    Sealed, the artifacts' patterns are not compiled here either: `re` compiles each on first use."""
+    Sealed, the artifacts' patterns are not compiled here either: `re` compiles each on first use.
+    `model_path`: the signal scorer (models/signals.json), read by the first turn that reads
+    signals; None for the heuristics alone (what `make train` trains the scorer beside)."""
     if sealed is None:
         sealed = config_seal.sealed(directory)
     router = load_artifact(directory / "router-policy.json", RouterPolicy, sealed=sealed)
@@ -71,7 +78,8 @@ def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> 
     lexicon = load_artifact(directory / "signal-lexicon.json", SignalLexicon, sealed=sealed)
     prompt, prompt_hash = _system_prompt(directory)
     hashes = [a.content_hash for a in (router, depth, machines, constraints, personas, lexicon)] + [
-        prompt_hash
+        prompt_hash,
+        hashlib.sha256(model_path.read_bytes()).hexdigest() if model_path else "untrained",
     ]
     combined = hashlib.sha256(";".join(hashes).encode()).hexdigest()
     config = InterviewConfig(
@@ -83,6 +91,7 @@ def load_config(directory: Path = CONFIG_DIR, *, sealed: bool | None = None) -> 
         lexicon=lexicon.value,
         system_prompt=prompt,
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
+        signal_model_path=model_path,
     )
     problems = [] if sealed else template_problems(config, count_tokens)
     if problems:

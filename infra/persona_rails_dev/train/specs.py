@@ -250,6 +250,62 @@ def _chair_path() -> Path:
     return CHAIR_MODEL
 
 
+# Each learned signal may flag at most this share of answers labelled otherwise (out of fold): a
+# hard stop closes the session, so it must rarely fire on an answer that asks for none.
+SIGNAL_FALSE_FLAGS = {"pause": 0.05, "stop_request": 0.03, "acute_distress": 0.03, "self_harm": 0.05}
+
+
+def signal_bounds(
+    labels: list[str], out_of_fold: list[list[float]], classes: tuple[str, ...]
+) -> dict[str, float]:
+    """Per learned signal, the lowest probability bound that flags at most SIGNAL_FALSE_FLAGS of
+    the answers labelled otherwise."""
+    bounds = {}
+    for name, allowed in SIGNAL_FALSE_FLAGS.items():
+        column = classes.index(name)
+        others = sorted(
+            (p[column] for label, p in zip(labels, out_of_fold, strict=True) if label != name), reverse=True
+        )
+        flagged = int(allowed * len(others))
+        # Just above the (flagged + 1)-th highest probability among the others.
+        bounds[name] = round(others[flagged] + 1e-4, 4) if flagged < len(others) else 1.0
+    return bounds
+
+
+def _interview() -> Trained:
+    with_function("interview_turn")
+    from interview_turn.artifacts import load_config
+    from interview_turn.engine.signals import SIGNAL_CLASSES, rule_features
+
+    config = load_config(model_path=None)
+    lexicon = config.compiled_lexicon
+    items = evalsets.load("interview", "train", evalsets.InterviewItem)
+
+    def features(text: str) -> dict[str, float]:
+        return rule_features(config.for_matching(text), lexicon)
+
+    return train_model(
+        name="signals",
+        version="2026.11.1",
+        classes=SIGNAL_CLASSES,
+        buckets=CATEGORY_BUCKETS,
+        settings=Settings(rate=0.2, l2=1e-3),
+        items=items,
+        examples=_examples(items, CATEGORY_BUCKETS, features, lambda item: SIGNAL_CLASSES.index(item.signal)),
+        sources=(evalsets.ROOT / "interview" / "train.jsonl",),
+        thresholds=lambda out_of_fold: signal_bounds(
+            [item.signal for item in items], out_of_fold, SIGNAL_CLASSES
+        ),
+    )
+
+
+def _interview_path() -> Path:
+    with_function("interview_turn")
+    from interview_turn.artifacts import SIGNAL_MODEL
+
+    return SIGNAL_MODEL
+
+
 def _intercept_model(name: str) -> Callable[[], Path]:
     def path() -> Path:
         with_function("intercept_session")
@@ -273,6 +329,7 @@ SPECS = {
     "category": Spec("category", _intercept_model("category"), _category),
     "intimacy": Spec("intimacy", _intimacy_path, _intimacy),
     "chair": Spec("chair", _chair_path, _chair),
+    "interview": Spec("interview", _interview_path, _interview),
 }
 
 

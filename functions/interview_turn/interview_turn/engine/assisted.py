@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from interview_turn.engine.facts import FactConflict
-from interview_turn.engine.model import Fact, HardStop, Phase, TopicState
+from interview_turn.engine.model import Fact, HardStop, Phase, TopicState, graver
 from interview_turn.engine.signals import Signals
 
 MAX_LISTED_FACTS = 20
@@ -64,15 +64,6 @@ def messages(user_text: str, facts: tuple[Fact, ...], previous_line: str | None)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-# The most severe hard stop wins: self-harm's crisis guidance must never be lost to a milder one.
-_SEVERITY = (HardStop.SELF_HARM, HardStop.ACUTE_DISTRESS, HardStop.STOP_REQUEST)
-
-
-def _graver(first: HardStop | None, second: HardStop | None) -> HardStop | None:
-    found = [stop for stop in (first, second) if stop is not None]
-    return min(found, key=_SEVERITY.index, default=None)
-
-
 def merge(heuristic: Signals, assisted: AssistedSignals, topic: TopicState) -> Signals:
     conflict = heuristic.contradiction
     contradiction = heuristic.contradiction_score
@@ -91,7 +82,7 @@ def merge(heuristic: Signals, assisted: AssistedSignals, topic: TopicState) -> S
                 earlier.turn_no,
                 contradiction,
             )
-    hard_stop = _graver(
+    hard_stop = graver(
         heuristic.hard_stop, None if assisted.hard_stop == "none" else HardStop(assisted.hard_stop)
     )
     return replace(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from interview_turn.engine.policy import (
     DepthGovernor,
@@ -15,6 +16,7 @@ from interview_turn.engine.policy import (
     StateMachines,
 )
 from persona_rails.folding import fold, fold_pattern
+from persona_rails.local_model import LocalModel, load_model
 
 FLAGS = re.IGNORECASE
 
@@ -111,14 +113,21 @@ class InterviewConfig:
     personas: PersonaProfiles
     lexicon: SignalLexicon
     system_prompt: str
-    # Recorded on every turn: one version for the six artifacts together (see artifacts.py).
+    # Recorded on every turn: one version for the six artifacts and the signal scorer together
+    # (see artifacts.py).
     version: str
+    signal_model_path: Path | None = None
 
     # Compiled on first use, by the first turn that reads signals or checks a reply, so that a
     # cold start answering `POST /interview/sessions` compiles none of the ~200 patterns.
     @cached_property
     def compiled_lexicon(self) -> CompiledLexicon:
         return CompiledLexicon.of(self.lexicon)
+
+    @cached_property
+    def signal_model(self) -> LocalModel | None:
+        """The signal scorer (engine/signals.py), read by the first turn that reads signals."""
+        return load_model(self.signal_model_path) if self.signal_model_path else None
 
     @cached_property
     def compiled_constraints(self) -> CompiledConstraints:

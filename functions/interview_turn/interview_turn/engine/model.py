@@ -58,6 +58,15 @@ class HardStop(StrEnum):
     STOP_REQUEST = "stop_request"
 
 
+# The most severe hard stop wins: self-harm's crisis guidance must never be lost to a milder one.
+SEVERITY = (HardStop.SELF_HARM, HardStop.ACUTE_DISTRESS, HardStop.STOP_REQUEST)
+
+
+def graver(first: HardStop | None, second: HardStop | None) -> HardStop | None:
+    found = [stop for stop in (first, second) if stop is not None]
+    return min(found, key=SEVERITY.index, default=None)
+
+
 class DepthChange(StrEnum):
     INCREASE = "increase"
     HOLD = "hold"

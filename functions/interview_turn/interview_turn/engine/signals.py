@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from interview_turn.engine.config import CompiledLexicon, InterviewConfig
 from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
-from interview_turn.engine.model import Fact, HardStop, Phase, TopicState
+from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
+from persona_rails.local_model import LocalModel
 
 _WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
 INTENSIFIER_STEP = 0.05
@@ -96,6 +97,8 @@ def _score(value: float) -> float:
 
 
 NEGATION_WINDOW = 24
+# The emotion score above which the signal scorer is told an answer carries feeling.
+EMOTION_FEATURE = 0.3
 
 
 def _unnegated(
@@ -122,6 +125,50 @@ def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
     if _unnegated(lexicon.stop_request, text, lexicon.negation_before):
         return HardStop.STOP_REQUEST
     return None
+
+
+# The signal scorer's classes (models/signals.json, trained by `make train` from eval/interview/).
+SIGNAL_CLASSES = ("none", "pause", *(stop.value for stop in reversed(SEVERITY)))
+
+
+def rule_features(text: str, lexicon: CompiledLexicon) -> dict[str, float]:
+    """What the lexicons read in an answer, as the signal scorer's named features (each 0 or 1)."""
+    present = {
+        "self_harm": _any(lexicon.self_harm, text),
+        "acute_distress": _any(lexicon.acute_distress, text),
+        "stop_request": _unnegated(lexicon.stop_request, text, lexicon.negation_before),
+        "pacing": _unnegated(lexicon.pacing, text, lexicon.negation_before),
+        "refusal": _any(lexicon.refusal, text),
+        "discomfort": _any(lexicon.discomfort, text),
+        "topic_change": _any(lexicon.topic_change, text),
+        "negation": _any(lexicon.negation_before, text),
+        "emotion": emotion(text, lexicon) >= EMOTION_FEATURE,
+        "question": "?" in text or "？" in text,
+    }
+    return {name: 1.0 for name, on in present.items() if on}
+
+
+def learned(model: LocalModel, text: str, lexicon: CompiledLexicon) -> tuple[HardStop | None, bool]:
+    """The scorer's reading where the lexicons may have missed one: its most probable class, when
+    that is a hard stop or a pause whose probability reaches its bound. The bounds, in the model
+    file, were chosen at training on out-of-fold predictions so that each flags few answers that
+    ask for nothing. A refusal or a discomfort the lexicon reads ("I'd rather not talk about him",
+    "This is too painful.") declines or eases a topic, which the safety overlay answers by
+    stepping sideways: the scorer never makes it a stop, only, when likely enough, a pause. A
+    topic change the lexicon reads ("Can we talk about something else?") is redirected to the
+    next planned topic; the scorer does not make it a pause."""
+    features = rule_features(text, lexicon)
+    probabilities = model.probabilities(text, features)
+    if "refusal" in features or "discomfort" in features:
+        probabilities[HardStop.STOP_REQUEST.value] = 0.0
+    if "topic_change" in features:
+        probabilities["pause"] = 0.0
+    top = max(probabilities, key=probabilities.__getitem__)
+    if top == "none" or probabilities[top] < model.thresholds[top]:
+        return None, False
+    if top == "pause":
+        return None, True
+    return HardStop(top), False
 
 
 def vagueness(text: str, lexicon: CompiledLexicon, short_answer_words: int) -> float:
@@ -165,7 +212,14 @@ def extract(
     text = config.for_matching(text)
     stop = hard_stop(text, lexicon)
     # "I don't need a break" asks for none; a hard stop outranks a pause.
-    pause = stop is None and _unnegated(lexicon.pacing, text, lexicon.negation_before)
+    pause = _unnegated(lexicon.pacing, text, lexicon.negation_before)
+    if config.signal_model is not None:
+        # The lexicons are sure of what they find; the scorer may add what they missed, never
+        # take one away.
+        learned_stop, learned_pause = learned(config.signal_model, text, lexicon)
+        stop = graver(stop, learned_stop)
+        pause = pause or learned_pause
+    pause = pause and stop is None
     topic_change = _any(lexicon.topic_change, text)
     refusal = (
         stop is not None

@@ -1,0 +1,88 @@
+"""The signal scorer (models/signals.json): what it adds to the lexicons, and the rules that bound
+it (engine/signals.py `learned`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from interview_turn.artifacts import load_config
+from interview_turn.engine.config import InterviewConfig
+from interview_turn.engine.model import HardStop, TopicState
+from interview_turn.engine.signals import Signals, extract
+
+WITH_SCORER = load_config()
+LEXICONS_ONLY = load_config(model_path=None)
+
+
+def signals_of(config: InterviewConfig, text: str) -> Signals:
+    return extract(config, text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+
+
+# Said in words no lexicon lists, and in no train answer.
+@pytest.mark.parametrize(
+    ("text", "stop", "pause"),
+    [
+        ("Honestly I think that's me done with this whole memoir business.", HardStop.STOP_REQUEST, False),
+        ("这本回忆录我不写了，你们别再来了。", HardStop.STOP_REQUEST, False),
+        (
+            "Everything's going blurry and I'm shaking all over, I can't get a breath in.",
+            HardStop.ACUTE_DISTRESS,
+            False,
+        ),
+        ("I keep thinking my kids would manage fine once I'm gone for good.", HardStop.SELF_HARM, False),
+        ("Let's leave the war for another afternoon, I'm worn thin.", None, True),
+    ],
+)
+def test_the_scorer_reads_what_the_lexicons_do_not_list(text, stop, pause):
+    unread = signals_of(LEXICONS_ONLY, text)
+    assert (unread.hard_stop, unread.pause_requested) == (None, False)
+    read = signals_of(WITH_SCORER, text)
+    assert (read.hard_stop, read.pause_requested) == (stop, pause)
+    assert read.refusal_or_discomfort
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "她走了以后我哭了很久。",
+        "想死你了，孙子！",
+        "That winter we nearly starved; my little brother died of it.",
+        "I was so tired after the night shift I could have died.",
+        "I'm fine, dear, go on, ask me about the shop.",
+    ],
+)
+def test_grief_idioms_and_plain_answers_ask_for_nothing(text):
+    signals = signals_of(WITH_SCORER, text)
+    assert (signals.hard_stop, signals.pause_requested) == (None, False)
+
+
+@pytest.mark.parametrize(
+    "text", ["This is too painful.", "It makes me uneasy to remember it.", "这太难受了，我说不出口。"]
+)
+def test_a_discomfort_the_lexicon_reads_is_never_made_a_stop(text):
+    signals = signals_of(WITH_SCORER, text)
+    assert signals.hard_stop is None
+    assert signals.refusal_or_discomfort
+
+
+def test_a_topic_change_the_lexicon_reads_is_not_made_a_pause():
+    signals = signals_of(WITH_SCORER, "Can we talk about something else?")
+    assert signals.topic_change_requested
+    assert not signals.pause_requested
+
+
+@pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        ("I want to end my life.", HardStop.SELF_HARM),
+        ("我喘不过气来。", HardStop.ACUTE_DISTRESS),
+        ("That's enough for today.", HardStop.STOP_REQUEST),
+    ],
+)
+def test_the_scorer_never_takes_away_what_a_lexicon_found(text, stop):
+    assert signals_of(LEXICONS_ONLY, text).hard_stop is stop
+    assert signals_of(WITH_SCORER, text).hard_stop is stop
+
+
+def test_the_scorer_is_part_of_the_recorded_config_version():
+    assert WITH_SCORER.version != LEXICONS_ONLY.version
