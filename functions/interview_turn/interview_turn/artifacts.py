@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from interview_turn.engine.config import InterviewConfig
+from interview_turn.engine.config import EMOTION_MODEL_FILE, SIGNAL_MODEL_FILE, InterviewConfig
 from interview_turn.engine.lint import template_problems
 from interview_turn.engine.policy import (
     DepthGovernor,
@@ -57,17 +57,17 @@ def _system_prompt(directory: Path) -> tuple[str, str]:
     return text, hashlib.sha256(text.encode()).hexdigest()
 
 
-SIGNAL_MODEL = Path(__file__).with_name("models") / "signals.json"
+MODELS_DIR = Path(__file__).with_name("models")
 
 
 def load_config(
-    directory: Path = CONFIG_DIR, *, sealed: bool | None = None, model_path: Path | None = SIGNAL_MODEL
+    directory: Path = CONFIG_DIR, *, sealed: bool | None = None, models_dir: Path | None = MODELS_DIR
 ) -> InterviewConfig:
     """Every artifact, strictly, and every template line linted (its token count too), unless the
     folder is sealed: verified by `make package` and unchanged since (persona_rails.config_seal).
     Sealed, the artifacts' patterns are not compiled here either: `re` compiles each on first use.
-    `model_path`: the signal scorer (models/signals.json), read by the first turn that reads
-    signals; None for the heuristics alone (what `make train` trains the scorer beside)."""
+    `models_dir`: the local models (models/, engine/scorer.py), read by the first turn that reads
+    signals; None for the lexicons alone (what `make train` trains the models beside)."""
     if sealed is None:
         sealed = config_seal.sealed(directory)
     router = load_artifact(directory / "router-policy.json", RouterPolicy, sealed=sealed)
@@ -79,7 +79,10 @@ def load_config(
     prompt, prompt_hash = _system_prompt(directory)
     hashes = [a.content_hash for a in (router, depth, machines, constraints, personas, lexicon)] + [
         prompt_hash,
-        hashlib.sha256(model_path.read_bytes()).hexdigest() if model_path else "untrained",
+        *(
+            hashlib.sha256((models_dir / name).read_bytes()).hexdigest() if models_dir else "untrained"
+            for name in (SIGNAL_MODEL_FILE, EMOTION_MODEL_FILE)
+        ),
     ]
     combined = hashlib.sha256(";".join(hashes).encode()).hexdigest()
     config = InterviewConfig(
@@ -91,7 +94,7 @@ def load_config(
         lexicon=lexicon.value,
         system_prompt=prompt,
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
-        signal_model_path=model_path,
+        models_dir=models_dir,
     )
     problems = [] if sealed else template_problems(config, count_tokens)
     if problems:

@@ -90,6 +90,7 @@ class InterviewJudge:
         stops = [d for d in decided if d.case.expected in HARD_STOPS]
         items = [d.case.item for d in decided if isinstance(d.case.item, evalsets.InterviewItem)]
         high = [item for item in items if item.emotion == "high"]
+        moderate = [item for item in items if item.emotion == "moderate"]
         low = [item for item in items if item.emotion == "low"]
         return {
             "pause": {"recall": share(pauses, lambda d: d.decided == "pause")},
@@ -97,6 +98,10 @@ class InterviewJudge:
             "hard_stops": {"recall": share(stops, lambda d: d.decided in HARD_STOPS)},
             "emotion": {
                 "high_read": share(high, lambda item: self.signals(item.text).emotion_score >= threshold),
+                # Moderate answers the interviewer turns to as heavy: a ceiling, not a floor.
+                "moderate_false_alarms": share(
+                    moderate, lambda item: self.signals(item.text).emotion_score >= threshold
+                ),
                 "low_kept_low": share(low, lambda item: self.signals(item.text).emotion_score < threshold),
             },
             "repetition": repetition([i for i in items if self.decide(i.text, "") not in HARD_STOPS]),

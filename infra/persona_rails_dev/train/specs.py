@@ -272,17 +272,25 @@ def signal_bounds(
     return bounds
 
 
-def _interview() -> Trained:
+def _interview_training() -> tuple[Sequence[evalsets.InterviewItem], Callable[[str], dict[str, float]]]:
+    """The train split, and the lexicons' readings of an answer as the models see them."""
     with_function("interview_turn")
     from interview_turn.artifacts import load_config
-    from interview_turn.engine.signals import SIGNAL_CLASSES, rule_features
+    from interview_turn.engine.signals import rule_features
 
-    config = load_config(model_path=None)
+    config = load_config(models_dir=None)
     lexicon = config.compiled_lexicon
     items = evalsets.load("interview", "train", evalsets.InterviewItem)
 
     def features(text: str) -> dict[str, float]:
         return rule_features(config.for_matching(text), lexicon)
+
+    return items, features
+
+
+def _interview_signals() -> Trained:
+    items, features = _interview_training()
+    from interview_turn.engine.scorer import SIGNAL_CLASSES
 
     return train_model(
         name="signals",
@@ -299,11 +307,47 @@ def _interview() -> Trained:
     )
 
 
-def _interview_path() -> Path:
-    with_function("interview_turn")
-    from interview_turn.artifacts import SIGNAL_MODEL
+# The emotion model's bound reaches at most this share of the answers labelled below high, and of
+# those labelled low (out of fold): an answer read as heavy turns the interviewer to the feeling.
+EMOTION_FALSE_HIGH = {"moderate": 0.15, "low": 0.03}
 
-    return SIGNAL_MODEL
+
+def emotion_bound(labels: list[str], out_of_fold: list[float]) -> float:
+    """The lowest bound that keeps each label's share under EMOTION_FALSE_HIGH."""
+    bounds = [0.5]
+    for label, allowed in EMOTION_FALSE_HIGH.items():
+        others = sorted((p for lab, p in zip(labels, out_of_fold, strict=True) if lab == label), reverse=True)
+        flagged = int(allowed * len(others))
+        if flagged < len(others):
+            bounds.append(others[flagged] + 1e-4)
+    return round(max(bounds), 4)
+
+
+def _interview_emotion() -> Trained:
+    items, features = _interview_training()
+    from interview_turn.engine.scorer import EMOTION_CLASSES
+
+    return train_model(
+        name="emotion",
+        version="2026.11.1",
+        classes=EMOTION_CLASSES,
+        buckets=CATEGORY_BUCKETS,
+        settings=Settings(rate=0.2, l2=1e-3),
+        items=items,
+        examples=_examples(items, CATEGORY_BUCKETS, features, lambda item: float(item.emotion == "high")),
+        sources=(evalsets.ROOT / "interview" / "train.jsonl",),
+        thresholds=lambda out_of_fold: {"high": emotion_bound([item.emotion for item in items], out_of_fold)},
+    )
+
+
+def _interview_model(file_name: str) -> Callable[[], Path]:
+    def path() -> Path:
+        with_function("interview_turn")
+        from interview_turn.artifacts import MODELS_DIR
+
+        return MODELS_DIR / file_name
+
+    return path
 
 
 def _intercept_model(name: str) -> Callable[[], Path]:
@@ -329,7 +373,8 @@ SPECS = {
     "category": Spec("category", _intercept_model("category"), _category),
     "intimacy": Spec("intimacy", _intimacy_path, _intimacy),
     "chair": Spec("chair", _chair_path, _chair),
-    "interview": Spec("interview", _interview_path, _interview),
+    "interview": Spec("interview", _interview_model("signals.json"), _interview_signals),
+    "interview-emotion": Spec("interview-emotion", _interview_model("emotion.json"), _interview_emotion),
 }
 
 

@@ -11,7 +11,7 @@ from interview_turn.engine.model import HardStop, TopicState
 from interview_turn.engine.signals import Signals, extract
 
 WITH_SCORER = load_config()
-LEXICONS_ONLY = load_config(model_path=None)
+LEXICONS_ONLY = load_config(models_dir=None)
 
 
 def signals_of(config: InterviewConfig, text: str) -> Signals:
@@ -86,3 +86,28 @@ def test_the_scorer_never_takes_away_what_a_lexicon_found(text, stop):
 
 def test_the_scorer_is_part_of_the_recorded_config_version():
     assert WITH_SCORER.version != LEXICONS_ONLY.version
+
+
+# Heavy with feeling, in words the emotion lexicon weighs too lightly (and in no train answer).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I still can't forgive myself for not being there when she died, it haunts me every night.",
+        "He beat us with his belt until we bled, and my mother just watched.",
+        "我这辈子最对不起的就是我儿子，他走的时候我都不在身边。",
+    ],
+)
+def test_the_emotion_model_reads_what_the_lexicon_weighs_too_lightly(text):
+    threshold = WITH_SCORER.router.thresholds.emotion
+    assert signals_of(LEXICONS_ONLY, text).emotion_score < threshold
+    score = signals_of(WITH_SCORER, text).emotion_score
+    assert threshold <= score <= WITH_SCORER.emotion_scale.ceiling
+    assert WITH_SCORER.emotion_scale.ceiling < WITH_SCORER.depth.distress_hard_stop_threshold
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We moved to Leeds in 1962 and I worked at the post office.", "我们家那时候种水稻，一年两季。"],
+)
+def test_plain_answers_stay_plain(text):
+    assert signals_of(WITH_SCORER, text).emotion_score < WITH_SCORER.router.thresholds.emotion

@@ -15,10 +15,13 @@ from interview_turn.engine.policy import (
     SignalLexicon,
     StateMachines,
 )
+from interview_turn.engine.scorer import EmotionScale, LocalModels
 from persona_rails.folding import fold, fold_pattern
-from persona_rails.local_model import LocalModel, load_model
+from persona_rails.local_model import load_model
 
 FLAGS = re.IGNORECASE
+SIGNAL_MODEL_FILE = "signals.json"
+EMOTION_MODEL_FILE = "emotion.json"
 
 
 def compiled(patterns: list[str], flags: int = FLAGS) -> tuple[re.Pattern[str], ...]:
@@ -113,10 +116,12 @@ class InterviewConfig:
     personas: PersonaProfiles
     lexicon: SignalLexicon
     system_prompt: str
-    # Recorded on every turn: one version for the six artifacts and the signal scorer together
+    # Recorded on every turn: one version for the six artifacts and the local models together
     # (see artifacts.py).
     version: str
-    signal_model_path: Path | None = None
+    # The folder of the local models (signals.json, emotion.json; engine/scorer.py), or None for
+    # the lexicons alone.
+    models_dir: Path | None = None
 
     # Compiled on first use, by the first turn that reads signals or checks a reply, so that a
     # cold start answering `POST /interview/sessions` compiles none of the ~200 patterns.
@@ -125,9 +130,20 @@ class InterviewConfig:
         return CompiledLexicon.of(self.lexicon)
 
     @cached_property
-    def signal_model(self) -> LocalModel | None:
-        """The signal scorer (engine/signals.py), read by the first turn that reads signals."""
-        return load_model(self.signal_model_path) if self.signal_model_path else None
+    def local_models(self) -> LocalModels | None:
+        """Read by the first turn that reads signals (about 10 ms), not by a session start."""
+        if self.models_dir is None:
+            return None
+        return LocalModels(
+            signals=load_model(self.models_dir / SIGNAL_MODEL_FILE),
+            emotion=load_model(self.models_dir / EMOTION_MODEL_FILE),
+        )
+
+    @property
+    def emotion_scale(self) -> EmotionScale:
+        # Halfway to the distress threshold at most: the model alone never stabilizes a turn.
+        reads_high = self.router.thresholds.emotion
+        return EmotionScale(reads_high, (reads_high + self.depth.distress_hard_stop_threshold) / 2)
 
     @cached_property
     def compiled_constraints(self) -> CompiledConstraints:
@@ -136,7 +152,7 @@ class InterviewConfig:
     def compile_patterns(self) -> None:
         """Compile now what the first turn would: under SnapStart, init runs once per published
         version, so no restored copy pays for it."""
-        _ = self.compiled_lexicon, self.compiled_constraints
+        _ = self.compiled_lexicon, self.compiled_constraints, self.local_models
 
     def for_matching(self, text: str) -> str:
         """What the lexicons and the prohibited patterns are matched against: the layer's folding

@@ -3,14 +3,15 @@
 - vagueness: hedges and missing specifics (numbers, dates, seasons, places, people), and very
   short answers;
 - emotion: a weighted lexicon, combined as independent evidence (1 - Π(1 - w)), nudged by
-  intensifiers;
+  intensifiers, and raised by the emotion model (engine/scorer.py) when it reads the answer as
+  heavy;
 - contradiction: anchored facts of this answer against earlier answers on the same topic
   (facts.py), discounted when the narrator marks a self-correction ("actually", "其实") and
   silenced for a conflict already clarified once;
 - refusal or discomfort: refusal, discomfort and change-the-topic phrases, and requests to slow
   down or pause ("Could we take a break?", 慢一点好吗？: `pause_requested`, answered with a pause
   line); hard stops (stop requests, acute distress, self-harm) are separate and outrank
-  everything.
+  everything. The signal model (engine/scorer.py) adds pauses and hard stops the lexicons miss.
 
 The LLM-assisted mode (assisted.py) merges a model's scores into these, never replacing them.
 """
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 
 from interview_turn.engine.config import CompiledLexicon, InterviewConfig
 from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
-from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
-from persona_rails.local_model import LocalModel
+from interview_turn.engine.model import Fact, HardStop, Phase, TopicState, graver
+from interview_turn.engine.scorer import learned_emotion, learned_signal
 
 _WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
 INTENSIFIER_STEP = 0.05
@@ -97,7 +98,7 @@ def _score(value: float) -> float:
 
 
 NEGATION_WINDOW = 24
-# The emotion score above which the signal scorer is told an answer carries feeling.
+# The emotion score above which the local models are told an answer carries feeling.
 EMOTION_FEATURE = 0.3
 
 
@@ -127,12 +128,9 @@ def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
     return None
 
 
-# The signal scorer's classes (models/signals.json, trained by `make train` from eval/interview/).
-SIGNAL_CLASSES = ("none", "pause", *(stop.value for stop in reversed(SEVERITY)))
-
-
 def rule_features(text: str, lexicon: CompiledLexicon) -> dict[str, float]:
-    """What the lexicons read in an answer, as the signal scorer's named features (each 0 or 1)."""
+    """What the lexicons read in an answer, as the local models' named features (each 0 or 1;
+    engine/scorer.py)."""
     present = {
         "self_harm": _any(lexicon.self_harm, text),
         "acute_distress": _any(lexicon.acute_distress, text),
@@ -146,29 +144,6 @@ def rule_features(text: str, lexicon: CompiledLexicon) -> dict[str, float]:
         "question": "?" in text or "？" in text,
     }
     return {name: 1.0 for name, on in present.items() if on}
-
-
-def learned(model: LocalModel, text: str, lexicon: CompiledLexicon) -> tuple[HardStop | None, bool]:
-    """The scorer's reading where the lexicons may have missed one: its most probable class, when
-    that is a hard stop or a pause whose probability reaches its bound. The bounds, in the model
-    file, were chosen at training on out-of-fold predictions so that each flags few answers that
-    ask for nothing. A refusal or a discomfort the lexicon reads ("I'd rather not talk about him",
-    "This is too painful.") declines or eases a topic, which the safety overlay answers by
-    stepping sideways: the scorer never makes it a stop, only, when likely enough, a pause. A
-    topic change the lexicon reads ("Can we talk about something else?") is redirected to the
-    next planned topic; the scorer does not make it a pause."""
-    features = rule_features(text, lexicon)
-    probabilities = model.probabilities(text, features)
-    if "refusal" in features or "discomfort" in features:
-        probabilities[HardStop.STOP_REQUEST.value] = 0.0
-    if "topic_change" in features:
-        probabilities["pause"] = 0.0
-    top = max(probabilities, key=probabilities.__getitem__)
-    if top == "none" or probabilities[top] < model.thresholds[top]:
-        return None, False
-    if top == "pause":
-        return None, True
-    return HardStop(top), False
 
 
 def vagueness(text: str, lexicon: CompiledLexicon, short_answer_words: int) -> float:
@@ -213,12 +188,16 @@ def extract(
     stop = hard_stop(text, lexicon)
     # "I don't need a break" asks for none; a hard stop outranks a pause.
     pause = _unnegated(lexicon.pacing, text, lexicon.negation_before)
-    if config.signal_model is not None:
-        # The lexicons are sure of what they find; the scorer may add what they missed, never
+    feeling = emotion(text, lexicon)
+    models = config.local_models
+    if models is not None:
+        # The lexicons are sure of what they find; the models may add what they missed, never
         # take one away.
-        learned_stop, learned_pause = learned(config.signal_model, text, lexicon)
+        features = rule_features(text, lexicon)
+        learned_stop, learned_pause = learned_signal(models.signals, text, features)
         stop = graver(stop, learned_stop)
         pause = pause or learned_pause
+        feeling = max(feeling, learned_emotion(models.emotion, text, features, config.emotion_scale))
     pause = pause and stop is None
     topic_change = _any(lexicon.topic_change, text)
     refusal = (
@@ -240,7 +219,7 @@ def extract(
         phase = Phase.REFLECTION
     signals = Signals(
         vagueness_score=vagueness(text, lexicon, config.lexicon.thresholds.short_answer_tokens),
-        emotion_score=emotion(text, lexicon),
+        emotion_score=feeling,
         contradiction_score=_score(contradiction),
         refusal_or_discomfort=refusal,
         conversation_phase=phase,
