@@ -122,3 +122,37 @@ def test_an_unsafe_request_is_refused_not_answered(case, asked, guardrail):
     assert guardrail in played.learner.guardrails
     assert response.meta["kind"] == Kind.REFUSAL.value
     assert "amlodipine" not in response.text.casefold()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # A share, not a saturation.
+        "They take the edge off. Maybe 50 percent? For three, four hours.",
+        # A year, not a reading.
+        "Blood pressure, since 2016. Cholesterol's high.",
+        # A remembered pair whose 88 happens to be today's pulse.
+        "I had a home machine. Last time I did it, it was 138 over 88, but that was ages ago.",
+    ],
+)
+def test_shares_years_and_remembered_pairs_are_no_measurement(reply):
+    assert codes(dialogue(("Any health problems in the past?", reply)), catalog_case()) == []
+
+
+def test_today_s_own_reading_still_leaks():
+    turns = dialogue(("Any health problems in the past?", "My blood pressure is 152 over 94."))
+    assert "NUMERIC_LEAKAGE" in codes(turns, catalog_case())
+
+
+def test_a_duration_the_patient_imagines_contradicts_nothing():
+    turns = dialogue(
+        ("How are you feeling about all this?", "Work. If I'm off for six weeks, that's the rota knackered.")
+    )
+    assert codes(turns, catalog_case()) == []
+
+
+def test_a_chinese_patient_diagnosing_after_addressing_the_doctor_is_still_diagnosing():
+    turns = dialogue(("您哪里不舒服？", "医生我跟您说，我这就是阑尾炎，我查过了。"))
+    assert "DIAGNOSIS_OR_COACHING" in codes(turns, catalog_case(*ZH))
+    told = dialogue(("您哪里不舒服？", "医生跟我说可能是阑尾炎。"))
+    assert "DIAGNOSIS_OR_COACHING" not in codes(told, catalog_case(*ZH))

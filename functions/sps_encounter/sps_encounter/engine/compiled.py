@@ -169,6 +169,9 @@ class Case:
     diagnosis: Gated = field(init=False)
     conflicts: Gated = field(init=False)
     objective_numbers: frozenset[str] = field(init=False)
+    # Today's paired readings as "a/b" ("152/94"): a remembered "138 over 88" is not today's
+    # reading because its 88 is today's pulse.
+    objective_pairs: frozenset[str] = field(init=False)
     fact_values: dict[str, str] = field(init=False)
     # Folded stored phrases, for recognizing them in a transcript that carries no meta.
     agenda_variants: tuple[tuple[str, str], ...] = field(init=False)
@@ -218,6 +221,15 @@ class Case:
             "objective_numbers",
             frozenset(
                 n for slot in scenario.objective_catalog for n in re.findall(r"\d+(?:\.\d+)?", slot.value)
+            ),
+        )
+        setattr_(
+            self,
+            "objective_pairs",
+            frozenset(
+                "/".join(pair)
+                for slot in scenario.objective_catalog
+                for pair in re.findall(r"(\d+)\s*/\s*(\d+)", slot.value)
             ),
         )
         setattr_(

@@ -40,7 +40,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?<![\d.])(?P<n>[4-9]\d|[12]\d\d)\s*(?:/|\bover\b)\s*(?:[2-9]\d|1\d\d)(?!\d|\.\d|%|\s*chance)",
             r"\b(?:blood pressure|bp|pulse|heart ?rate|temp(?:erature)?|sats|saturations?|oxygen(?: levels?)?"
             r"|o2|(?:blood )?sugars?|glucose|cholesterol|hba1c|inr|potassium|sodium|ha?emoglobin|troponin"
-            r"|crp|respiratory rate|breathing rate|resps)\b[^.?!\d]{0,24}?(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
+            # A year is a date, not a reading ("blood pressure, since 2016").
+            r"|crp|respiratory rate|breathing rate|resps)\b[^.?!\d]{0,24}?(?<![\d.])(?!(?:19|20)\d\d\b)"
+            r"(?P<n>\d+(?:\.\d+)?)",
         ),
         # Before a vital sign in its sentence: a reading the patient remembers, not one taken now
         # ("at the pharmacy back in August… 115 over 70", "last week the machine said 148 over 90").
@@ -157,8 +159,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",
         ),
         "reported": (
+            # Not the patient's own "医生我跟您说" (Doctor, let me tell you).
             r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|朋友|网上)[^。！？]{0,12}?"
-            r"(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
+            r"(?<![跟和给对][您你])(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
             r"被诊断|诊断(?:出|为)|确诊",
             # Someone else's illness: "我有个同事去年阑尾穿孔".
             r"(?:同事|朋友|邻居|亲戚|同学|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨|舅舅|姑姑|爷爷|奶奶|外公|外婆|老公|丈夫"

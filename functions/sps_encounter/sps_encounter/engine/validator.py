@@ -55,6 +55,7 @@ _EDGE = " .!?。！？…,，;；:：~～\"'”’)）"
 _CLAUSE_BREAK = re.compile(r"[.!?。！？…,，;；:：\n]")
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
+_PERCENT = re.compile(r"(?:%|percent)$")
 _WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*|\d+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _WORDLIKE = re.compile(r"[^\W_]")
@@ -355,7 +356,8 @@ class _Run:
             told.append(match.span())
             start, end = match.span()
             if (
-                rules.history_before.search(normal, max(0, start - 40), start)
+                self._share(match)
+                or rules.history_before.search(normal, max(0, start - 40), start)
                 or rules.history_after.match(normal, end)
                 or rules.load_before.search(normal, max(0, start - 40), start)
                 or self._not_now(normal, match)
@@ -381,12 +383,28 @@ class _Run:
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
 
+    def _share(self, match: re.Match[str]) -> bool:
+        """A percentage that is none of today's values tells a share ("they take the edge off,
+        maybe 50 percent", "a 10% chance"), not a saturation: those are read by `vital_reading`
+        with their word ("sats 94")."""
+        return _PERCENT.search(match.group()) is not None and not any(
+            number in self.case.objective_numbers for number in _NUMBER.findall(match.group())
+        )
+
+    def _todays(self, value: str) -> bool:
+        """Whether a value said is one of today's findings: a pair ("138 over 88") only as the
+        whole reading, a single number as any of them."""
+        numbers = _NUMBER.findall(value)
+        if len(numbers) == 2 and self.case.objective_pairs:
+            return "/".join(numbers) in self.case.objective_pairs
+        return any(number in self.case.objective_numbers for number in numbers)
+
     def _not_now(self, normal: str, match: re.Match[str]) -> bool:
         """A value that is no reading taken now: its sentence places it in the past or elsewhere
         ("at the pharmacy in August", "the machine said", "I was 95 kilos at Christmas",
         "usually"), or imagines it ("if it went up to 180…"). Never one of today's findings: "my
         pulse was 88" is the case's 88 told before anyone measured it."""
-        if any(number in self.case.objective_numbers for number in _NUMBER.findall(match.group())):
+        if self._todays(match.group()):
             return False
         start = match.start()
         sentence_start, sentence_end = next(
@@ -534,6 +552,9 @@ class _Run:
             # when the learner asked about the severity (or about no fact at all).
             if asked and slot not in asked:
                 continue
+            # "If I'm off for six weeks…" imagines; it states nothing about the case.
+            if self._imagined(turn.folded, match):
+                continue
             reported.add(slot)
             self.error(
                 "FACT_CONTRADICTION",
@@ -541,6 +562,11 @@ class _Run:
                 f"this contradicts the case's {slot}",
                 {"slot": slot, "match": match.group(0)},
             )
+
+    def _imagined(self, text: str, match: re.Match[str]) -> bool:
+        start = match.start()
+        sentence_start = next((a for a, b in sentence_spans(text) if a <= start < b), 0)
+        return self.rules.hypothetical.search(text, sentence_start, start) is not None
 
     def _asked_slots(self) -> set[str]:
         """The case facts the learner turn before asked about (history or examination)."""
