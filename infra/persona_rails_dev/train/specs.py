@@ -185,13 +185,27 @@ def chair_shift(
     return max(shifts, key=lambda shift: (weaker(shift), -abs(shift)))
 
 
+# The hedged bound silences at most this share of the chunks that the scorer would let interrupt
+# at aggressiveness 3 and that warrant it (out of fold): a hedged claim must never interrupt below
+# aggressiveness 5 (issue 22), and the bound buys that with a few real moments.
+HEDGED_SILENCED = 0.06
+
+
+def hedged_bound(shares: list[float]) -> float:
+    """The lowest bound on a chunk's hedged share (engine/scorer.py) that at most HEDGED_SILENCED
+    of these shares (the warranted chunks' that would interrupt) reach."""
+    ordered = sorted(shares, reverse=True)
+    silenced = int(HEDGED_SILENCED * len(ordered))
+    return round(ordered[silenced] + 1e-4, 4) if silenced < len(ordered) else 1.0
+
+
 def _chair() -> Trained:
     with_function("chair_interrupt")
     from chair_interrupt.artifacts import load_config
     from chair_interrupt.engine.detectors import read, rule_features
     from chair_interrupt.engine.model import Reason
     from chair_interrupt.engine.quick import quick_check
-    from chair_interrupt.engine.scorer import CLASSES
+    from chair_interrupt.engine.scorer import CLASSES, hedged_share, shifted
     from persona_rails.local_model.features import text_features
 
     config = load_config(model_path=None)
@@ -205,17 +219,22 @@ def _chair() -> Trained:
         klass = "hedged" if item.hedged else item.reason
         examples.append(Example(tuple(slots), weight, features, CLASSES.index(klass)))
 
-    def thresholds(out_of_fold: list[list[float]]) -> dict[str, float]:
-        # Decided as at aggressiveness 3 (engine/evaluate.py): a hedged chunk (by the lexicon, or
-        # the scorer's most probable class where no rule speaks) never interrupts; a rule trigger
-        # by its base urgency; the rest by the scorer.
-        threshold = config.threshold(3)
+    threshold = config.threshold(3)
+
+    def at(
+        out_of_fold: list[list[float]], bound: float
+    ) -> tuple[tuple[int, int, int], list[float], list[bool]]:
+        """Decided as at aggressiveness 3 (engine/evaluate.py): a hedged chunk (by the lexicon, or
+        by the scorer where no rule speaks: its most probable class, or a hedged share at the
+        bound) never interrupts; a rule trigger by its base urgency. The counts so decided, and
+        the rest, for the scorer: P(interrupt) and whether it is warranted."""
         found = false = missed = 0
         interrupting, warranted = [], []
         for item, reading, quick, probabilities in zip(items, readings, quicks, out_of_fold, strict=True):
             wanted = item.reason != "none"
             rule = quick.likely_reason or (Reason.FACTUAL_CORRECTION if reading.misattributed else None)
-            learned = max(range(len(CLASSES)), key=probabilities.__getitem__) == 1
+            named = dict(zip(CLASSES, probabilities, strict=True))
+            learned = max(named, key=named.__getitem__) == "hedged" or hedged_share(named) >= bound
             hedged = reading.hedged or (learned and rule is None)
             if hedged or rule is not None:
                 urgent = rule is not None and config.policy.offline.base_urgency[rule] >= threshold
@@ -224,9 +243,31 @@ def _chair() -> Trained:
                 false += hit and not wanted
                 missed += wanted and not hit
             else:
-                interrupting.append(1 - probabilities[0] - probabilities[1])
+                interrupting.append(1 - named["none"] - named["hedged"])
                 warranted.append(wanted)
-        return {"urgency_shift": chair_shift(interrupting, warranted, (found, false, missed), threshold)}
+        return (found, false, missed), interrupting, warranted
+
+    def thresholds(out_of_fold: list[list[float]]) -> dict[str, float]:
+        # The shift without the hedged bound, the bound from the warranted chunks the scorer
+        # then lets interrupt, and the shift again with the bound in place.
+        fixed, interrupting, warranted = at(out_of_fold, 1.0)
+        shift = chair_shift(interrupting, warranted, fixed, threshold)
+        shares = [
+            hedged_share(dict(zip(CLASSES, probabilities, strict=True)))
+            for item, reading, quick, probabilities in zip(items, readings, quicks, out_of_fold, strict=True)
+            if item.reason != "none"
+            and not reading.hedged
+            and quick.likely_reason is None
+            and not reading.misattributed
+            and max(range(len(CLASSES)), key=probabilities.__getitem__) != 1
+            and shifted(1 - probabilities[0] - probabilities[1], shift) >= threshold
+        ]
+        bound = hedged_bound(shares)
+        fixed, interrupting, warranted = at(out_of_fold, bound)
+        return {
+            "urgency_shift": chair_shift(interrupting, warranted, fixed, threshold),
+            "hedged_share": bound,
+        }
 
     return train_model(
         name="chair",

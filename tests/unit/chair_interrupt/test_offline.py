@@ -28,7 +28,7 @@ from tests.unit.chair_interrupt.support import (
 
 
 def test_without_a_rule_trigger_the_scorer_decides_and_reports_its_urgency():
-    decision = offline(context("Let us weigh the evidence before deciding."), aggressiveness=3)
+    decision = offline(context("Thank you. I'll take the second question first."), aggressiveness=3)
     assert decision.outcome is Outcome.BELOW_THRESHOLD
     assert decision.candidate is None
     assert decision.urgency is not None

@@ -28,7 +28,8 @@ _EDGE = 1e-6
 class Scored:
     reason: Reason
     urgency: float
-    # The most probable class is `hedged`: the chunk reports, quotes or denies what it says.
+    # The chunk reports, quotes or denies what it says: `hedged` is the most probable class, or
+    # its share of what the chunk might be doing (`hedged_share`) reaches the model's bound.
     hedged: bool
     # Each class's probability, rounded, for the decision record.
     probabilities: Mapping[str, float]
@@ -40,10 +41,20 @@ def shifted(probability: float, shift: float) -> float:
     return 1 / (1 + math.exp(-logit))
 
 
+def hedged_share(probabilities: Mapping[str, float]) -> float:
+    """How much of the probability that the chunk does something (anything but `none`) is that it
+    only reports, quotes or denies it. The bound on it (`hedged_share` in the model file) is
+    chosen at training so that it silences few of the chunks that warrant an interruption."""
+    doing = 1 - probabilities[NONE]
+    return probabilities[HEDGED] / doing if doing > 0 else 0.0
+
+
 def score(model: LocalModel, content: str, features: Mapping[str, float]) -> Scored:
     probabilities = model.probabilities(content, features)
     reason = max(Reason, key=lambda candidate: probabilities[candidate.value])
     warranted = 1 - probabilities[NONE] - probabilities[HEDGED]
     urgency = shifted(warranted, model.thresholds.get("urgency_shift", 0.0))
-    hedged = max(probabilities, key=probabilities.__getitem__) == HEDGED
+    hedged = max(probabilities, key=probabilities.__getitem__) == HEDGED or hedged_share(
+        probabilities
+    ) >= model.thresholds.get("hedged_share", 1.0)
     return Scored(reason, urgency, hedged, {name: round(value, 4) for name, value in probabilities.items()})
