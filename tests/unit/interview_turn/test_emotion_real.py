@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from interview_turn.artifacts import load_config
 from interview_turn.engine.model import Language
 from tests.unit.interview_turn.support import new_session
+
+LEXICONS_ONLY = load_config(models_dir=None)
 
 
 @pytest.mark.parametrize(
@@ -35,5 +38,21 @@ def test_a_death_in_the_family_or_being_beaten_turns_to_the_feeling(language, an
     ],
 )
 def test_ordinary_sentences_with_the_same_words_stay_plain(language, answer):
+    # The lexicon's word senses: "died", "beat", "hit" here are no bereavement or harm. (The
+    # emotion model may still read a realization such as leaving school as heavy; its figures
+    # are in docs/judges.md.)
+    outcome = new_session(language=language, config=LEXICONS_ONLY).say(answer)
+    assert outcome.winning_rule != "high_emotion"
+
+
+@pytest.mark.parametrize(
+    ("language", "answer"),
+    [
+        (Language.EN, "Our dog died of old age, he was sixteen."),
+        (Language.EN, "The team beat us three nil that year."),
+        (Language.ZH, "我爸爸那年退休了。"),
+    ],
+)
+def test_the_emotion_model_leaves_them_plain_too(language, answer):
     outcome = new_session(language=language).say(answer)
     assert outcome.winning_rule != "high_emotion"
