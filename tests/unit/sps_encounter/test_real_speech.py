@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sps_encounter.engine.respond import Kind
+from sps_encounter.engine.text import with_arabic_numerals
 from sps_encounter.engine.validator import (
     asks_for_measurement,
     reads_as_refusal,
@@ -156,3 +157,57 @@ def test_a_chinese_patient_diagnosing_after_addressing_the_doctor_is_still_diagn
     assert "DIAGNOSIS_OR_COACHING" in codes(turns, catalog_case(*ZH))
     told = dialogue(("您哪里不舒服？", "医生跟我说可能是阑尾炎。"))
     assert "DIAGNOSIS_OR_COACHING" not in codes(told, catalog_case(*ZH))
+
+
+def test_a_short_follow_up_stays_on_the_facts_asked_before_it():
+    turns = dialogue(
+        ("What medicines do you take?", "Amlodipine."),
+        ("Just that?", "Should be a statin and all. I've not had it for two months."),
+    )
+    assert codes(turns) == []
+
+
+def test_an_open_question_after_a_fact_still_hears_a_contradiction():
+    turns = dialogue(
+        ("What medicines do you take?", "Amlodipine."),
+        ("Tell me about this chest pain from the start.", "It started about two months ago."),
+    )
+    assert "FACT_CONTRADICTION" in codes(turns)
+
+
+def test_a_reading_in_chinese_numerals_leaks_as_one_in_digits():
+    turns = dialogue(("您现在感觉怎么样？", "我现在心跳一百零二，自己都能感觉到。"))
+    assert "NUMERIC_LEAKAGE" in codes(turns, catalog_case(*ZH))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "我爸高血压，今年六十三了，降压药吃了十来年。",
+        "忙死了，下午三点之前要交二十几张表。",
+        "十分疼，疼得厉害。",
+    ],
+)
+def test_chinese_numbers_that_are_ages_counts_or_words_do_not_leak(reply):
+    assert "NUMERIC_LEAKAGE" not in codes(dialogue(("家里人有什么病吗？", reply)), catalog_case(*ZH))
+
+
+def test_earlier_episodes_told_in_chinese_contradict_a_first_episode():
+    turns = dialogue(("以前有过这样的疼吗？", "有过，去年也这么疼过两三回，每次忍一忍就过去了。"))
+    assert "FACT_CONTRADICTION" in codes(turns, catalog_case(*ZH))
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("心跳一百零二", "心跳102"),
+        ("三十八度", "38度"),
+        ("十五分钟", "15分钟"),
+        ("一百二", "120"),
+        ("一千零五十", "1050"),
+        ("两三回", "两三回"),
+        ("十分疼", "十分疼"),
+    ],
+)
+def test_chinese_numerals_with_a_place_are_read_as_digits(said, read):
+    assert with_arabic_numerals(said) == read

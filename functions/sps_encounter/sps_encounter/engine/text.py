@@ -114,3 +114,55 @@ def opening_bigram(folded: str, language: Language) -> str:
 
 def numbers(text: str) -> list[str]:
     return re.findall(r"\d+(?:\.\d+)?", text)
+
+
+_CHINESE_NUMERAL = re.compile(r"[零一二两三四五六七八九十百千]{2,}")
+_CHINESE_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_PLACES = {"十": 10, "百": 100, "千": 1000}
+
+
+def _chinese_value(numeral: str) -> int | None:
+    """一百零二 → 102, 三十八 → 38, 十五 → 15, 一百二 → 120 (said for 一百二十); None when the run
+    is no number with a place ("两三" is "two or three")."""
+    if not any(place in numeral for place in _PLACES):
+        return None
+    total, digit, last_place = 0, None, 1
+    for character in numeral:
+        if character in _PLACES:
+            place = _PLACES[character]
+            total += (1 if digit is None else digit) * place
+            digit, last_place = None, place
+        elif character == "零":
+            digit = None
+            last_place = 10  # 一百零二: the next digit is a unit
+        else:
+            if digit is not None:
+                return None
+            digit = _CHINESE_DIGITS[character]
+    if digit is not None:
+        # A digit after 百 or 千 without its own place is that place's tenth ("一百二" is 120).
+        total += digit * (last_place // 10 if last_place > 10 else 1)
+    return total
+
+
+def with_arabic_numerals(text: str) -> str:
+    """Chinese numerals with a place (一百零二, 三十八) written in digits, so that "心跳一百零二"
+    is read as the reading it is. A lone 十 stays: "十分" is "very"."""
+
+    def arabic(match: re.Match[str]) -> str:
+        value = _chinese_value(match.group())
+        return match.group() if value is None else str(value)
+
+    return _CHINESE_NUMERAL.sub(arabic, text)

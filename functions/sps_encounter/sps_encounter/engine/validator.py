@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -41,7 +42,7 @@ from sps_encounter.engine.learner import guardrails_hit, question_type
 from sps_encounter.engine.lint import _said as said_lines
 from sps_encounter.engine.respond import Kind
 from sps_encounter.engine.state import QuestionType
-from sps_encounter.engine.text import opening_tokens, sentence_count, sentence_spans
+from sps_encounter.engine.text import opening_tokens, sentence_count, sentence_spans, with_arabic_numerals
 from sps_encounter.engine.text_rules import TextRules, number_end, text_rules
 
 ROLES = ("learner", "patient")
@@ -69,6 +70,10 @@ _TAG_QUESTION = re.compile(
 # a turn this long or shorter is a short answer or a backchannel.
 SPOKEN_SENTENCE = 3
 SHORT_TURN = 3
+# A learner turn this short that asks about no fact follows up the one before ("Just that?"), up
+# to this many turns back.
+FOLLOW_UP_WORDS = 4
+FOLLOW_UP_DEPTH = 3
 # Longer than this, a turn holds more than SHORT_TURN words (or pairs of Chinese characters)
 # whatever its words: the count is skipped.
 SHORT_TEXT_CHARS = 60
@@ -244,6 +249,10 @@ class _Run:
     # What the previous learner turn asked (folded), and its kind of question.
     asked: str | None = None
     question: QuestionType | None = None
+    # The learner's last few turns (folded), newest last: a short follow-up ("Just that?",
+    # "Anything else?", "还有吗？") is on the facts of the turn it follows. Read only when a
+    # patient turn matches a fact's conflicts, so that other turns pay nothing for it.
+    learner_turns: deque[str] = field(default_factory=lambda: deque(maxlen=FOLLOW_UP_DEPTH + 1))
     # Across the transcript.
     revealed: set[str] = field(default_factory=set)
     recent_clarifications: list[str] = field(default_factory=list)
@@ -298,6 +307,7 @@ class _Run:
         # Whether it asked for a measurement is read only when the answer holds a number.
         self.asked = folded
         self.question = question_type(self.case, folded)
+        self.learner_turns.append(folded)
         if lexicon.vague.search(folded):
             self.vague_prompts += 1
             if self.vague_prompts == self.case.policy.validator.vague_prompts_before_info + 1:
@@ -328,9 +338,10 @@ class _Run:
         return self.asked is not None and asks_for_measurement(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
-        if not _DIGIT.search(turn.normal) or self._measuring():
+        normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
+        if not _DIGIT.search(normal) or self._measuring():
             return
-        leaked = self._leaked_numbers(turn.normal)
+        leaked = self._leaked_numbers(normal)
         if leaked:
             self.error(
                 "NUMERIC_LEAKAGE",
@@ -547,9 +558,10 @@ class _Run:
             if slot in reported:
                 continue
             if asked is None:
-                asked = self._asked_slots()
+                asked = self._topic()
             # "No, it's not that bad" answers the question asked: it contradicts the severity only
-            # when the learner asked about the severity (or about no fact at all).
+            # when the learner asked about the severity (or about no fact at all). A short
+            # follow-up ("Just that?") is still on the facts asked before it.
             if asked and slot not in asked:
                 continue
             # "If I'm off for six weeks…" imagines; it states nothing about the case.
@@ -568,14 +580,25 @@ class _Run:
         sentence_start = next((a for a, b in sentence_spans(text) if a <= start < b), 0)
         return self.rules.hypothetical.search(text, sentence_start, start) is not None
 
-    def _asked_slots(self) -> set[str]:
-        """The case facts the learner turn before asked about (history or examination)."""
+    def _topic(self) -> set[str]:
+        """The facts the learner's turn before asked about or, when it was a short follow-up that
+        asked about none, the facts of the turn it followed (at most FOLLOW_UP_DEPTH back)."""
         if self.asked is None:
             return set()
+        chinese = self.case.language is Language.ZH
+        for asked in reversed(self.learner_turns):
+            slots = self._asked_slots(asked)
+            follow_up = self.case.lexicon.vague.search(asked) or _length(asked, chinese) <= FOLLOW_UP_WORDS
+            if slots or not follow_up:
+                return slots
+        return set()
+
+    def _asked_slots(self, asked: str | None) -> set[str]:
+        """The case facts a learner turn asked about (history or examination)."""
+        if asked is None:
+            return set()
         case = self.case
-        return {
-            slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(self.asked)
-        }
+        return {slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(asked)}
 
     def _opens_nothing(self, turn: _Patient) -> bool:
         return turn.short or self._answer_word_first(turn)
