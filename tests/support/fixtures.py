@@ -144,10 +144,15 @@ def _forget_handler_database() -> None:
 
 @pytest.fixture
 def round_trip_proxy(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """The handlers' DATABASE_URL through a counting proxy (no delay): round trips per request."""
+    """The handlers' DATABASE_URL through a counting proxy: round trips per request.
+
+    1 ms each way, as across a network: with none, the server's answer to the first segment of
+    a batch over pg8000's 8 KiB write buffer could reach the proxy before the batch's last
+    segment, and the client's one flight would be counted twice (a long interview turn's write
+    comes within a few hundred bytes of it)."""
     from tests.support.delay_proxy import DelayProxy
 
-    with DelayProxy.to(database_url, delay_seconds=0) as counting:
+    with DelayProxy.to(database_url, delay_seconds=0.001) as counting:
         monkeypatch.setenv("DATABASE_URL", counting.url_for(database_url))
         _forget_handler_database()
         try:
