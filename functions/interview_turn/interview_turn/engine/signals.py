@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from interview_turn.engine.config import CompiledLexicon, InterviewConfig
 from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
-from interview_turn.engine.model import Fact, HardStop, Phase, TopicState, graver
+from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
 from interview_turn.engine.scorer import learned_emotion, learned_signal
 
 _WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
@@ -98,6 +98,8 @@ def _score(value: float) -> float:
 
 
 NEGATION_WINDOW = 24
+# Readings that make an answer a refusal or a discomfort.
+_DECLINING = frozenset({"topic_change", "refusal", "discomfort"})
 # The emotion score above which the local models are told an answer carries feeling.
 EMOTION_FEATURE = 0.3
 
@@ -119,31 +121,51 @@ def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
     not second-guessed by negation either ("I would never kill myself" still gets the guidance):
     a needless crisis line costs far less than a missed one. A stop request is a stop only
     when nothing negates it, because it closes the session for good."""
-    if _any(lexicon.self_harm, text):
-        return HardStop.SELF_HARM
-    if _any(lexicon.acute_distress, text):
-        return HardStop.ACUTE_DISTRESS
-    if _unnegated(lexicon.stop_request, text, lexicon.negation_before):
-        return HardStop.STOP_REQUEST
-    return None
+    return read_lexicons(text, lexicon).hard_stop
 
 
-def rule_features(text: str, lexicon: CompiledLexicon) -> dict[str, float]:
-    """What the lexicons read in an answer, as the local models' named features (each 0 or 1;
-    engine/scorer.py)."""
+@dataclass(frozen=True)
+class LexiconReading:
+    """What the lexicons read in an answer, each read once: the signals and the local models'
+    features (engine/scorer.py) both come from it."""
+
+    found: frozenset[str]
+    emotion: float
+
+    @property
+    def hard_stop(self) -> HardStop | None:
+        for stop in SEVERITY:
+            if stop.value in self.found:
+                return stop
+        return None
+
+    @property
+    def features(self) -> dict[str, float]:
+        """The local models' named features (each 0 or 1)."""
+        named = set(self.found)
+        if self.emotion >= EMOTION_FEATURE:
+            named.add("emotion")
+        return dict.fromkeys(sorted(named), 1.0)
+
+
+def read_lexicons(text: str, lexicon: CompiledLexicon) -> LexiconReading:
     present = {
-        "self_harm": _any(lexicon.self_harm, text),
-        "acute_distress": _any(lexicon.acute_distress, text),
-        "stop_request": _unnegated(lexicon.stop_request, text, lexicon.negation_before),
+        HardStop.SELF_HARM.value: _any(lexicon.self_harm, text),
+        HardStop.ACUTE_DISTRESS.value: _any(lexicon.acute_distress, text),
+        HardStop.STOP_REQUEST.value: _unnegated(lexicon.stop_request, text, lexicon.negation_before),
         "pacing": _unnegated(lexicon.pacing, text, lexicon.negation_before),
         "refusal": _any(lexicon.refusal, text),
         "discomfort": _any(lexicon.discomfort, text),
         "topic_change": _any(lexicon.topic_change, text),
         "negation": _any(lexicon.negation_before, text),
-        "emotion": emotion(text, lexicon) >= EMOTION_FEATURE,
         "question": "?" in text or "？" in text,
     }
-    return {name: 1.0 for name, on in present.items() if on}
+    return LexiconReading(frozenset(name for name, on in present.items() if on), emotion(text, lexicon))
+
+
+def rule_features(text: str, lexicon: CompiledLexicon) -> dict[str, float]:
+    """The local models' features of an answer (what `make train` fits them on)."""
+    return read_lexicons(text, lexicon).features
 
 
 def vagueness(text: str, lexicon: CompiledLexicon, short_answer_words: int) -> float:
@@ -185,28 +207,23 @@ def extract(
 ) -> Extraction:
     lexicon = config.compiled_lexicon
     text = config.for_matching(text)
-    stop = hard_stop(text, lexicon)
+    reading = read_lexicons(text, lexicon)
+    stop = reading.hard_stop
     # "I don't need a break" asks for none; a hard stop outranks a pause.
-    pause = _unnegated(lexicon.pacing, text, lexicon.negation_before)
-    feeling = emotion(text, lexicon)
+    pause = "pacing" in reading.found
+    feeling = reading.emotion
     models = config.local_models
     if models is not None:
         # The lexicons are sure of what they find; the models may add what they missed, never
         # take one away.
-        features = rule_features(text, lexicon)
+        features = reading.features
         learned_stop, learned_pause = learned_signal(models.signals, text, features)
         stop = graver(stop, learned_stop)
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, text, features, config.emotion_scale))
     pause = pause and stop is None
-    topic_change = _any(lexicon.topic_change, text)
-    refusal = (
-        stop is not None
-        or pause
-        or topic_change
-        or _any(lexicon.refusal, text)
-        or _any(lexicon.discomfort, text)
-    )
+    topic_change = "topic_change" in reading.found
+    refusal = stop is not None or pause or bool(reading.found & _DECLINING)
     facts = extract_facts(text, lexicon, turn_no)
     found = [c for c in conflicts(facts, topic.facts) if c.key not in topic.clarified]
     conflict = max(found, key=lambda c: c.confidence, default=None)
