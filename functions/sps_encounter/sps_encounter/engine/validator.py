@@ -398,9 +398,7 @@ class _Run:
         """A percentage that is none of today's values tells a share ("they take the edge off,
         maybe 50 percent", "a 10% chance"), not a saturation: those are read by `vital_reading`
         with their word ("sats 94")."""
-        return _PERCENT.search(match.group()) is not None and not any(
-            number in self.case.objective_numbers for number in _NUMBER.findall(match.group())
-        )
+        return _PERCENT.search(match.group()) is not None and not self._todays(match.group())
 
     def _todays(self, value: str) -> bool:
         """Whether a value said is one of today's findings: a pair ("138 over 88") only as the
@@ -418,9 +416,7 @@ class _Run:
         if self._todays(match.group()):
             return False
         start = match.start()
-        sentence_start, sentence_end = next(
-            ((a, b) for a, b in sentence_spans(normal) if a <= start < b), (0, len(normal))
-        )
+        sentence_start, sentence_end = _sentence_around(normal, start)
         rules = self.rules
         return (
             rules.remembered.search(normal, sentence_start, sentence_end) is not None
@@ -503,9 +499,7 @@ class _Run:
                 if at <= start and end <= at + len(line):
                     return True
                 at = normal.find(line, at + 1)
-        sentence_start, sentence_end = next(
-            ((a, b) for a, b in sentence_spans(normal) if a <= start < b), (0, len(normal))
-        )
+        sentence_start, sentence_end = _sentence_around(normal, start)
         rules = self.rules
         lead = normal[sentence_start:start]
         if rules.reported.search(lead) or rules.fear.search(lead):
@@ -577,7 +571,7 @@ class _Run:
 
     def _imagined(self, text: str, match: re.Match[str]) -> bool:
         start = match.start()
-        sentence_start = next((a for a, b in sentence_spans(text) if a <= start < b), 0)
+        sentence_start, _ = _sentence_around(text, start)
         return self.rules.hypothetical.search(text, sentence_start, start) is not None
 
     def _topic(self) -> set[str]:
@@ -834,6 +828,11 @@ def _read(run: _Run, turn: Mapping[str, Any], fold: Callable[[str], str]) -> Non
             run.case.language is Language.ZH,
         )
     )
+
+
+def _sentence_around(text: str, at: int) -> tuple[int, int]:
+    """The span of the sentence holding position `at` (the whole text when none does)."""
+    return next(((a, b) for a, b in sentence_spans(text) if a <= at < b), (0, len(text)))
 
 
 def _length(text: str, chinese: bool) -> int:
