@@ -191,12 +191,12 @@ def chair_shift(
 HEDGED_SILENCED = 0.06
 
 
-def hedged_bound(shares: list[float]) -> float:
-    """The lowest bound on a chunk's hedged share (engine/scorer.py) that at most HEDGED_SILENCED
-    of these shares (the warranted chunks' that would interrupt) reach."""
-    ordered = sorted(shares, reverse=True)
-    silenced = int(HEDGED_SILENCED * len(ordered))
-    return round(ordered[silenced] + 1e-4, 4) if silenced < len(ordered) else 1.0
+def bound_reached_by(values: list[float], share: float) -> float:
+    """The lowest bound that at most `share` of `values` reach: just above the value that would
+    make one too many (1.0 when they may all reach it)."""
+    ordered = sorted(values, reverse=True)
+    allowed = int(share * len(ordered))
+    return round(ordered[allowed] + 1e-4, 4) if allowed < len(ordered) else 1.0
 
 
 def _chair() -> Trained:
@@ -223,13 +223,13 @@ def _chair() -> Trained:
 
     def at(
         out_of_fold: list[list[float]], bound: float
-    ) -> tuple[tuple[int, int, int], list[float], list[bool]]:
+    ) -> tuple[tuple[int, int, int], list[float], list[bool], list[float]]:
         """Decided as at aggressiveness 3 (engine/evaluate.py): a hedged chunk (by the lexicon, or
         by the scorer where no rule speaks: its most probable class, or a hedged share at the
         bound) never interrupts; a rule trigger by its base urgency. The counts so decided, and
-        the rest, for the scorer: P(interrupt) and whether it is warranted."""
+        the rest, for the scorer: P(interrupt), whether it is warranted, and its hedged share."""
         found = false = missed = 0
-        interrupting, warranted = [], []
+        interrupting, warranted, shares = [], [], []
         for item, reading, quick, probabilities in zip(items, readings, quicks, out_of_fold, strict=True):
             wanted = item.reason != "none"
             rule = quick.likely_reason or (Reason.FACTUAL_CORRECTION if reading.misattributed else None)
@@ -245,25 +245,21 @@ def _chair() -> Trained:
             else:
                 interrupting.append(1 - named["none"] - named["hedged"])
                 warranted.append(wanted)
-        return (found, false, missed), interrupting, warranted
+                shares.append(hedged_share(named))
+        return (found, false, missed), interrupting, warranted, shares
 
     def thresholds(out_of_fold: list[list[float]]) -> dict[str, float]:
         # The shift without the hedged bound, the bound from the warranted chunks the scorer
         # then lets interrupt, and the shift again with the bound in place.
-        fixed, interrupting, warranted = at(out_of_fold, 1.0)
+        fixed, interrupting, warranted, shares = at(out_of_fold, 1.0)
         shift = chair_shift(interrupting, warranted, fixed, threshold)
-        shares = [
-            hedged_share(dict(zip(CLASSES, probabilities, strict=True)))
-            for item, reading, quick, probabilities in zip(items, readings, quicks, out_of_fold, strict=True)
-            if item.reason != "none"
-            and not reading.hedged
-            and quick.likely_reason is None
-            and not reading.misattributed
-            and max(range(len(CLASSES)), key=probabilities.__getitem__) != 1
-            and shifted(1 - probabilities[0] - probabilities[1], shift) >= threshold
+        would = [
+            share
+            for share, probability, wanted in zip(shares, interrupting, warranted, strict=True)
+            if wanted and shifted(probability, shift) >= threshold
         ]
-        bound = hedged_bound(shares)
-        fixed, interrupting, warranted = at(out_of_fold, bound)
+        bound = bound_reached_by(would, HEDGED_SILENCED)
+        fixed, interrupting, warranted, _ = at(out_of_fold, bound)
         return {
             "urgency_shift": chair_shift(interrupting, warranted, fixed, threshold),
             "hedged_share": bound,
@@ -304,12 +300,8 @@ def signal_bounds(
     bounds = {}
     for name, allowed in SIGNAL_FALSE_FLAGS.items():
         column = classes.index(name)
-        others = sorted(
-            (p[column] for label, p in zip(labels, out_of_fold, strict=True) if label != name), reverse=True
-        )
-        flagged = int(allowed * len(others))
-        # Just above the (flagged + 1)-th highest probability among the others.
-        bounds[name] = round(others[flagged] + 1e-4, 4) if flagged < len(others) else 1.0
+        others = [p[column] for label, p in zip(labels, out_of_fold, strict=True) if label != name]
+        bounds[name] = bound_reached_by(others, allowed)
     return bounds
 
 
@@ -357,11 +349,10 @@ def emotion_bound(labels: list[str], out_of_fold: list[float]) -> float:
     """The lowest bound that keeps each label's share under EMOTION_FALSE_HIGH."""
     bounds = [0.5]
     for label, allowed in EMOTION_FALSE_HIGH.items():
-        others = sorted((p for lab, p in zip(labels, out_of_fold, strict=True) if lab == label), reverse=True)
-        flagged = int(allowed * len(others))
-        if flagged < len(others):
-            bounds.append(others[flagged] + 1e-4)
-    return round(max(bounds), 4)
+        labelled = [p for lab, p in zip(labels, out_of_fold, strict=True) if lab == label]
+        if labelled:
+            bounds.append(bound_reached_by(labelled, allowed))
+    return max(bounds)
 
 
 def _interview_emotion() -> Trained:
