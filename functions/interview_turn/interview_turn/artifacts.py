@@ -10,12 +10,13 @@ one hash over the seven files, so any edit to any of them is visible in the turn
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from interview_turn.engine.config import EMOTION_MODEL_FILE, SIGNAL_MODEL_FILE, InterviewConfig
+from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.lint import template_problems
 from interview_turn.engine.policy import (
     DepthGovernor,
@@ -25,9 +26,11 @@ from interview_turn.engine.policy import (
     SignalLexicon,
     StateMachines,
 )
+from interview_turn.engine.scorer import LocalModels
 from persona_rails import config_seal
 from persona_rails.config import HASH_CHARS, ConfigError, load_artifact
 from persona_rails.llm.tokens import count_tokens
+from persona_rails.local_model import load_model
 
 CONFIG_DIR = Path(__file__).parent / "config"
 SYSTEM_PROMPT_FILE = "system-prompt-block.txt"
@@ -58,6 +61,18 @@ def _system_prompt(directory: Path) -> tuple[str, str]:
 
 
 MODELS_DIR = Path(__file__).with_name("models")
+SIGNAL_MODEL_FILE = "signals.json"
+EMOTION_MODEL_FILE = "emotion.json"
+
+
+def _models_loader(models_dir: Path) -> Callable[[], LocalModels]:
+    def load() -> LocalModels:
+        return LocalModels(
+            signals=load_model(models_dir / SIGNAL_MODEL_FILE),
+            emotion=load_model(models_dir / EMOTION_MODEL_FILE),
+        )
+
+    return load
 
 
 def load_config(
@@ -94,7 +109,7 @@ def load_config(
         lexicon=lexicon.value,
         system_prompt=prompt,
         version=f"{router.value.version}+{combined[:HASH_CHARS]}",
-        models_dir=models_dir,
+        load_models=_models_loader(models_dir) if models_dir else None,
     )
     problems = [] if sealed else template_problems(config, count_tokens)
     if problems:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 
 from interview_turn.engine.policy import (
     DepthGovernor,
@@ -17,11 +17,8 @@ from interview_turn.engine.policy import (
 )
 from interview_turn.engine.scorer import EmotionScale, LocalModels
 from persona_rails.folding import fold, fold_pattern
-from persona_rails.local_model import load_model
 
 FLAGS = re.IGNORECASE
-SIGNAL_MODEL_FILE = "signals.json"
-EMOTION_MODEL_FILE = "emotion.json"
 
 
 def compiled(patterns: list[str], flags: int = FLAGS) -> tuple[re.Pattern[str], ...]:
@@ -119,9 +116,9 @@ class InterviewConfig:
     # Recorded on every turn: one version for the six artifacts and the local models together
     # (see artifacts.py).
     version: str
-    # The folder of the local models (signals.json, emotion.json; engine/scorer.py), or None for
-    # the lexicons alone.
-    models_dir: Path | None = None
+    # Reads the local models (engine/scorer.py; artifacts.py knows their files), or None for the
+    # lexicons alone.
+    load_models: Callable[[], LocalModels] | None = None
 
     # Compiled on first use, by the first turn that reads signals or checks a reply, so that a
     # cold start answering `POST /interview/sessions` compiles none of the ~200 patterns.
@@ -132,12 +129,7 @@ class InterviewConfig:
     @cached_property
     def local_models(self) -> LocalModels | None:
         """Read by the first turn that reads signals (about 10 ms), not by a session start."""
-        if self.models_dir is None:
-            return None
-        return LocalModels(
-            signals=load_model(self.models_dir / SIGNAL_MODEL_FILE),
-            emotion=load_model(self.models_dir / EMOTION_MODEL_FILE),
-        )
+        return None if self.load_models is None else self.load_models()
 
     @property
     def emotion_scale(self) -> EmotionScale:
