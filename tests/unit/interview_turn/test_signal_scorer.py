@@ -49,6 +49,9 @@ def test_the_scorer_reads_what_the_lexicons_do_not_list(text, stop, pause):
         "That winter we nearly starved; my little brother died of it.",
         "I was so tired after the night shift I could have died.",
         "I'm fine, dear, go on, ask me about the shop.",
+        # The integration tests' vague answer: a fifth train author's "not being around" once
+        # taught the models that "around" is self-harm.
+        "I don't really remember, maybe sometime around then.",
     ],
 )
 def test_grief_idioms_and_plain_answers_ask_for_nothing(text):
@@ -107,7 +110,11 @@ def test_the_emotion_model_reads_what_the_lexicon_weighs_too_lightly(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["We moved to Leeds in 1962 and I worked at the post office.", "我们家那时候种水稻，一年两季。"],
+    [
+        "We moved to Leeds in 1962 and I worked at the post office.",
+        "我们家那时候种水稻，一年两季。",
+        "I don't really remember, maybe sometime around then.",
+    ],
 )
 def test_plain_answers_stay_plain(text):
     assert signals_of(WITH_SCORER, text).emotion_score < WITH_SCORER.router.thresholds.emotion
