@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from persona_rails_dev import evalsets
 from persona_rails_dev.judges import with_function
@@ -321,20 +321,36 @@ def _interview_training() -> tuple[Sequence[evalsets.InterviewItem], Callable[[s
     return items, features
 
 
-def _interview_signals() -> Trained:
+def _interview_trained(
+    name: str,
+    classes: tuple[str, ...],
+    target: Callable[[evalsets.InterviewItem], float | int],
+    thresholds: Callable[[Sequence[evalsets.InterviewItem], list[Any]], dict[str, float]],
+) -> Trained:
+    """One of the interview's local models, fitted on the train split with the lexicons' readings."""
     items, features = _interview_training()
-    from interview_turn.engine.scorer import SIGNAL_CLASSES
-
     return train_model(
-        name="signals",
+        name=name,
         version="2026.11.1",
-        classes=SIGNAL_CLASSES,
+        classes=classes,
         buckets=CATEGORY_BUCKETS,
         settings=Settings(rate=0.2, l2=1e-3),
         items=items,
-        examples=_examples(items, CATEGORY_BUCKETS, features, lambda item: SIGNAL_CLASSES.index(item.signal)),
+        examples=_examples(items, CATEGORY_BUCKETS, features, target),
         sources=(evalsets.ROOT / "interview" / "train.jsonl",),
-        thresholds=lambda out_of_fold: signal_bounds(
+        thresholds=lambda out_of_fold: thresholds(items, out_of_fold),
+    )
+
+
+def _interview_signals() -> Trained:
+    with_function("interview_turn")
+    from interview_turn.engine.scorer import SIGNAL_CLASSES
+
+    return _interview_trained(
+        "signals",
+        SIGNAL_CLASSES,
+        lambda item: SIGNAL_CLASSES.index(item.signal),
+        lambda items, out_of_fold: signal_bounds(
             [item.signal for item in items], out_of_fold, SIGNAL_CLASSES
         ),
     )
@@ -356,19 +372,14 @@ def emotion_bound(labels: list[str], out_of_fold: list[float]) -> float:
 
 
 def _interview_emotion() -> Trained:
-    items, features = _interview_training()
+    with_function("interview_turn")
     from interview_turn.engine.scorer import EMOTION_CLASSES
 
-    return train_model(
-        name="emotion",
-        version="2026.11.1",
-        classes=EMOTION_CLASSES,
-        buckets=CATEGORY_BUCKETS,
-        settings=Settings(rate=0.2, l2=1e-3),
-        items=items,
-        examples=_examples(items, CATEGORY_BUCKETS, features, lambda item: float(item.emotion == "high")),
-        sources=(evalsets.ROOT / "interview" / "train.jsonl",),
-        thresholds=lambda out_of_fold: {"high": emotion_bound([item.emotion for item in items], out_of_fold)},
+    return _interview_trained(
+        "emotion",
+        EMOTION_CLASSES,
+        lambda item: float(item.emotion == "high"),
+        lambda items, out_of_fold: {"high": emotion_bound([item.emotion for item in items], out_of_fold)},
     )
 
 
