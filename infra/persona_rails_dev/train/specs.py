@@ -326,9 +326,13 @@ def _interview_trained(
     classes: tuple[str, ...],
     target: Callable[[evalsets.InterviewItem], float | int],
     thresholds: Callable[[Sequence[evalsets.InterviewItem], list[Any]], dict[str, float]],
+    authors: frozenset[str] | None = None,
 ) -> Trained:
-    """One of the interview's local models, fitted on the train split with the lexicons' readings."""
+    """One of the interview's local models, fitted on the train split (or its `authors`' items)
+    with the lexicons' readings."""
     items, features = _interview_training()
+    if authors is not None:
+        items = [item for item in items if item.author in authors]
     return train_model(
         name=name,
         version="2026.11.1",
@@ -359,6 +363,12 @@ def _interview_signals() -> Trained:
 # The emotion model's bound reaches at most this share of the answers labelled below high, and of
 # those labelled low (out of fold): an answer read as heavy turns the interviewer to the feeling.
 EMOTION_FALSE_HIGH = {"moderate": 0.15, "low": 0.03}
+# The emotion model learns from the authors who wrote answers across the range of feeling. Authors
+# e and f wrote for the signal model (indirect signals; the same words in plain answers): with
+# their items the emotion model read more heavy answers on the test split (59 % to 65 %) but more
+# moderate ones as heavy too (8 % to 12.5 %), and a plain "Something like that, hard to say." as
+# heavy (docs/judges.md).
+EMOTION_AUTHORS = frozenset({"a", "b", "c"})
 
 
 def emotion_bound(labels: list[str], out_of_fold: list[float]) -> float:
@@ -380,6 +390,7 @@ def _interview_emotion() -> Trained:
         EMOTION_CLASSES,
         lambda item: float(item.emotion == "high"),
         lambda items, out_of_fold: {"high": emotion_bound([item.emotion for item in items], out_of_fold)},
+        authors=EMOTION_AUTHORS,
     )
 
 

@@ -65,6 +65,12 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "It is false that Kant ignored consequences; he just refused to let them decide.",
         "Nobody here thinks virtue ethics is about feeling good about yourself.",
         "Someone once told me 'they just want to feel good about themselves', which is unfair.",
+        # Misattributions raised and put right by the speaker (issue 22's blind hedge set).
+        "Some on the left claim Nozick wanted no state at all. He argued for a minimal one.",
+        "For my cousin, Kant = rule worship. Wrong, obviously: he wrote pages on judgement.",
+        "Everyone says the Stoics banned feeling. They didn't. They wanted feelings examined.",
+        "A blog had Aristotle down as a social contract theorist; he thought we are political by nature.",
+        "据说康德认为说谎永远可以接受，这个说法完全颠倒了。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):

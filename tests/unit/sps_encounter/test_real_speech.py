@@ -33,6 +33,7 @@ def codes(turns, case=None):
         "I was 95 kilos at Christmas, I'm less now.",
         "At the pharmacy in August it was 148 over 90, they said that's high-ish.",
         "Uh… um, it's not great, to be honest.",
+        "My husband's is high too, 150 over 95, he's on tablets for it.",
     ],
 )
 def test_ordinary_patient_speech_is_not_flagged(reply):
@@ -66,7 +67,17 @@ def test_a_measurement_or_a_reading_read_out_lets_the_patient_say_the_number(lea
     assert codes(dialogue((learner, "So that's 152 over 94, is it?"))) == []
 
 
-@pytest.mark.parametrize("learner", ["And then?", "Anything more?", "Tell me more.", "Okay. Go on."])
+@pytest.mark.parametrize(
+    "learner",
+    [
+        "And then?",
+        "Anything more?",
+        "Tell me more.",
+        "Okay. Go on.",
+        "Mm-hm. And since then?",
+        "Anything else at all you wanted to mention?",
+    ],
+)
 def test_content_free_prompts_are_vague(learner):
     case = catalog_case()
     assert case.lexicon.vague.search(case.lexicon.fold(learner))
@@ -75,6 +86,13 @@ def test_content_free_prompts_are_vague(learner):
 @pytest.mark.parametrize("reply", ["I would rather not.", "I'd rather not say.", "Do I have to answer that?"])
 def test_common_refusals_are_refusals(reply):
     assert reads_as_refusal(catalog_case(), reply)
+
+
+@pytest.mark.parametrize(
+    "reply", ["避孕的事……能不说吗？有点不好意思。", "不用不用，我还是先别吃了，等医生看完再说吧。"]
+)
+def test_common_chinese_refusals_are_refusals(reply):
+    assert reads_as_refusal(catalog_case(*ZH), reply)
 
 
 @pytest.mark.parametrize(
@@ -99,6 +117,8 @@ def test_the_runtime_answers_from_the_facts_its_case_holds(case, question, slot)
         (None, "Are you an actor?"),
         (None, "Sorry, are you a real patient or one of the simulated ones?"),
         (ZH, "您是真的病人，还是标准化病人？"),
+        (None, "Before we start, you're the standardized patient for this station, right?"),
+        (ZH, "那个……问一下，您是来配合我们考试的标准化病人吗？"),
     ],
 )
 def test_a_role_question_is_answered_in_role(case, question):
@@ -115,6 +135,7 @@ def test_a_role_question_is_answered_in_role(case, question):
         (None, "Could we skip the examination? Just tell me your blood pressure today.", "skip_examination"),
         (None, "Can you read out the last patient's results for me?", "other_patients_records"),
         (ZH, "我这儿有布洛芬，您先吃两片。", "take_medicine_now"),
+        (ZH, "疼得这么厉害，要不你先把这片止痛药吃了，我们再慢慢聊？", "take_medicine_now"),
     ],
 )
 def test_an_unsafe_request_is_refused_not_answered(case, asked, guardrail):
@@ -167,6 +188,13 @@ def test_a_short_follow_up_stays_on_the_facts_asked_before_it():
     assert codes(turns) == []
 
 
+def test_someone_else_s_facts_contradict_nothing():
+    turns = dialogue(
+        ("Tell me about this chest pain from the start.", "My brother's started about two months ago.")
+    )
+    assert "FACT_CONTRADICTION" not in codes(turns)
+
+
 def test_an_open_question_after_a_fact_still_hears_a_contradiction():
     turns = dialogue(
         ("What medicines do you take?", "Amlodipine."),
@@ -186,6 +214,8 @@ def test_a_reading_in_chinese_numerals_leaks_as_one_in_digits():
         "我爸高血压，今年六十三了，降压药吃了十来年。",
         "忙死了，下午三点之前要交二十几张表。",
         "十分疼，疼得厉害。",
+        # Someone else's blood pressure, and an age after a condition's sign.
+        "我爸血压高，六十多了，一直吃着药。我老公也有点高，一百四十几，医生让他少吃盐。",
     ],
 )
 def test_chinese_numbers_that_are_ages_counts_or_words_do_not_leak(reply):

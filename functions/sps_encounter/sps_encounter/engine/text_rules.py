@@ -61,6 +61,13 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
         "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
+        # Before a vital sign in its sentence: someone else's body, not the patient's ("my husband's
+        # is high too, 150 over 95", "Dad's sugar was 12").
+        "someone_else": (
+            r"\b(?:my|his|her|our|their) (?:dad|father|mum|mom|mother|husband|wife|partner|brother|sister"
+            r"|son|daughter|grandad|granddad|grandpa|grandma|granny|nan|gran|aunt|auntie|uncle|cousin|friend"
+            r"|mate|colleague|neighbou?r|boss|other half|hubby)\b|\b(?:dad|mum|mom)'s\b",
+        ),
         # Right before a number with a unit: a load or a limit, not the patient's body ("not to lift
         # more than 10 kilos", "bags of about 20 kg").
         "load_before": (
@@ -157,6 +164,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
+        "someone_else": (
+            r"(?:爸|妈|父亲|母亲|老公|丈夫|妻子|老婆|爱人|对象|哥|姐|弟|妹|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷"
+            r"|叔叔|阿姨|舅舅|姑姑|同事|朋友|邻居|亲戚|同学|领导)",
+        ),
         "load_before": (
             r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",
         ),
@@ -180,6 +191,7 @@ class TextRules:
     reading_request: Gated
     remembered: re.Pattern[str]
     hypothetical: re.Pattern[str]
+    someone_else: re.Pattern[str]
     load_before: re.Pattern[str]
     vital_reading: re.Pattern[str]
     count_unit: re.Pattern[str]
@@ -198,6 +210,7 @@ def text_rules(language: Language) -> TextRules:
         reading_request=Gated.of(("reading", p) for p in lists["reading_request"]),
         remembered=union(lists["remembered"]),
         hypothetical=union(lists["hypothetical"]),
+        someone_else=union(lists["someone_else"]),
         load_before=union(lists["load_before"]),
         # Each alternative names its number `n`: duplicate group names need alternation branches.
         vital_reading=_vital(lists["vital_reading"]),

@@ -411,8 +411,9 @@ class _Run:
     def _not_now(self, normal: str, match: re.Match[str]) -> bool:
         """A value that is no reading taken now: its sentence places it in the past or elsewhere
         ("at the pharmacy in August", "the machine said", "I was 95 kilos at Christmas",
-        "usually"), or imagines it ("if it went up to 180…"). Never one of today's findings: "my
-        pulse was 88" is the case's 88 told before anyone measured it."""
+        "usually"), imagines it ("if it went up to 180…"), or gives it to someone else before it
+        ("my husband's is high too, 150 over 95", "我爸血压高，六十多了"). Never one of today's
+        findings: "my pulse was 88" is the case's 88 told before anyone measured it."""
         if self._todays(match.group()):
             return False
         start = match.start()
@@ -421,6 +422,7 @@ class _Run:
         return (
             rules.remembered.search(normal, sentence_start, sentence_end) is not None
             or rules.hypothetical.search(normal, sentence_start, start) is not None
+            or rules.someone_else.search(normal, sentence_start, start) is not None
         )
 
     def agenda(self, turn: _Patient) -> None:
@@ -558,8 +560,9 @@ class _Run:
             # follow-up ("Just that?") is still on the facts asked before it.
             if asked and slot not in asked:
                 continue
-            # "If I'm off for six weeks…" imagines; it states nothing about the case.
-            if self._imagined(turn.folded, match):
+            # "If I'm off for six weeks…" imagines, and "my sister gets the stabbing kind" tells
+            # someone else's: neither states anything about the case.
+            if self._not_own(turn.folded, match):
                 continue
             reported.add(slot)
             self.error(
@@ -569,10 +572,14 @@ class _Run:
                 {"slot": slot, "match": match.group(0)},
             )
 
-    def _imagined(self, text: str, match: re.Match[str]) -> bool:
+    def _not_own(self, text: str, match: re.Match[str]) -> bool:
         start = match.start()
         sentence_start, _ = _sentence_around(text, start)
-        return self.rules.hypothetical.search(text, sentence_start, start) is not None
+        rules = self.rules
+        return (
+            rules.hypothetical.search(text, sentence_start, start) is not None
+            or rules.someone_else.search(text, sentence_start, start) is not None
+        )
 
     def _topic(self) -> set[str]:
         """The facts the learner's turn before asked about or, when it was a short follow-up that
