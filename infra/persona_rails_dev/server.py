@@ -32,6 +32,16 @@ OpenApiSource = Callable[[], dict[str, Any]]
 
 # API Gateway HTTP APIs refuse request payloads over 10 MB.
 MAX_BODY_BYTES = 10 * 1024 * 1024
+# A body over the limit is still read (and dropped) up to this much before the 413, as API
+# Gateway reads a request before refusing it: a client that sends its whole body before reading
+# the answer then sees the 413, not a reset connection. Past it, the connection is closed.
+MAX_DRAINED_BYTES = 64 * 1024 * 1024
+# Lambda refuses a synchronous invocation whose event is larger than this (6 MiB), and API
+# Gateway answers 413: a body under 10 MB can still be too large once it is inside the event.
+LAMBDA_EVENT_MAX_BYTES = 6 * 1024 * 1024
+# JSON escapes a byte into at most 6 characters ("\u0001"): a body under this cannot make the
+# event too large, and the event is only measured past it.
+EVENT_MEASURED_FROM_BYTES = 1024 * 1024
 # A client that stops sending mid-request (or holds an idle keep-alive) is dropped after this.
 SOCKET_TIMEOUT_SECONDS = 30
 LISTEN_BACKLOG = 128
@@ -175,6 +185,16 @@ class LocalApi:
             event = http_event(
                 entry.route, split.path, params, method=method, headers=headers, body=body, query=split.query
             )
+            if (
+                body is not None
+                and len(body) > EVENT_MEASURED_FROM_BYTES
+                and _event_bytes(event) > LAMBDA_EVENT_MAX_BYTES
+            ):
+                return error_reply(
+                    413,
+                    "payload_too_large",
+                    f"the request is over the {LAMBDA_EVENT_MAX_BYTES} bytes a Lambda function accepts",
+                )
             return self._invoke(entry, event)
         if method == "OPTIONS" and "access-control-request-method" in headers:
             return _preflight(self.cors, headers)
@@ -217,6 +237,10 @@ class LocalApi:
         except WorkerError as exc:
             return error_reply(500, "function_failed", str(exc))
         return Reply(200, {"content-type": "application/json"}, json.dumps(document).encode())
+
+
+def _event_bytes(event: dict[str, Any]) -> int:
+    return len(json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def _short(path: str) -> str:
@@ -269,6 +293,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             )
         length = int(lengths[0])
         if length > MAX_BODY_BYTES:
+            self._drain(min(length, MAX_DRAINED_BYTES))
             raise _BadRequest(
                 error_reply(413, "payload_too_large", f"the body may be {MAX_BODY_BYTES} bytes at most")
             )
@@ -288,6 +313,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 )
             )
         return bytes(body) or None
+
+    def _drain(self, length: int) -> None:
+        """Read and drop up to `length` bytes of the body, until the client stops sending."""
+        left = length
+        try:
+            while left > 0 and (chunk := self.rfile.read1(min(65536, left))):
+                left -= len(chunk)
+        except (TimeoutError, ConnectionError):
+            pass  # the 413 still goes out, and the connection closes
 
     def _write(self, reply: Reply) -> None:
         self.send_response(reply.status)

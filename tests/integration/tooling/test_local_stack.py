@@ -1,6 +1,7 @@
 """`rails serve`: every template function on one port, in processes of its own, behaving like API Gateway.
 
-A full dialog over real HTTP; CORS, payload and method errors as JSON; 50 simultaneous clients;
+A full dialog over real HTTP; CORS, payload and method errors as JSON (an oversize body read and
+answered 413, as API Gateway does); 50 simultaneous clients;
 idle and truncated clients dropped; long paths shortened in the access log.
 """
 
@@ -17,7 +18,7 @@ import pytest
 
 from persona_rails_dev.demo import run_demo
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
-from persona_rails_dev.server import MAX_BODY_BYTES
+from persona_rails_dev.server import LAMBDA_EVENT_MAX_BYTES, MAX_BODY_BYTES
 from persona_rails_dev.template import functions, http_api_cors
 
 
@@ -137,6 +138,28 @@ def test_a_bad_content_length_is_a_clear_4xx(local_stack, content_length, status
     )
     answered, body = _status_and_json(raw)
     assert (answered, body["error"]["code"]) == (status, code)
+
+
+def _json_body(size: int) -> bytes:
+    return b'{"transcript": "' + b"a" * (size - 19) + b'"}'
+
+
+def test_a_body_over_10_mb_sent_in_full_is_answered_413_not_reset(local_stack):
+    # A client that sends its whole body before reading (as http.client does) must see the 413,
+    # as behind API Gateway, not a broken pipe.
+    status, _, body = _request(local_stack, "POST", "/sps/validate", body=_json_body(MAX_BODY_BYTES + 1))
+    assert (status, json.loads(body)["error"]["code"]) == (413, "payload_too_large")
+
+
+def test_a_body_too_large_for_a_lambda_event_is_413_before_the_function_runs(local_stack):
+    # Under API Gateway's 10 MB but over Lambda's 6 MiB event: refused before the function's own
+    # checks (here the missing token would be a 401).
+    status, _, body = _request(
+        local_stack, "POST", "/sps/validate", body=_json_body(LAMBDA_EVENT_MAX_BYTES + 1)
+    )
+    assert (status, json.loads(body)["error"]["code"]) == (413, "payload_too_large")
+    status, _, body = _request(local_stack, "POST", "/sps/validate", body=_json_body(2 * 1024 * 1024))
+    assert (status, json.loads(body)["error"]["code"]) == (401, "unauthorized")
 
 
 @pytest.mark.parametrize("length", [b"\xb2", b"1\xb9"], ids=["superscript-two", "one-superscript-one"])
