@@ -1,11 +1,17 @@
-# Two commands on a fresh machine (Python 3.11+):
+# Two commands on a fresh machine:
 #   make dev    set up, start the local stack on the embedded defaults, run a dialog and three moderation checks end to end
+#               (needs Python 3.11+ and the package index)
 #   make test   set up, then lint, type-check and run the whole test suite with coverage
+#               (needs Python 3.11+, CPython 3.12 for the packaging tests, and the package index for the SAM CLI;
+#               `make preflight` checks the first two and says what is missing in one line)
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
+# The AWS SAM CLI for `sam validate --lint` (below), in a venv of its own.
+SAM_CLI_VERSION := 1.170.0
+SAM_VENV ?= .venv-sam
 
-.PHONY: dev test lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock train eval
+.PHONY: dev test preflight lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock train eval
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,17 +22,19 @@ $(BIN)/.installed: pyproject.toml
 dev: $(BIN)/.installed
 	$(BIN)/rails serve --demo
 
-test: $(BIN)/.installed lint typecheck sam-validate
+test: preflight $(BIN)/.installed $(SAM_VENV)/bin/.installed lint typecheck sam-validate
 	$(BIN)/pytest --cov --cov-report=term --cov-report=xml
+
+preflight:
+	@$(PYTHON) infra/persona_rails_dev/preflight.py
 
 # `sam validate --lint`, the AWS SAM CLI's own check, in a venv of its own: the SAM CLI pins exact
 # versions of boto3, click and cfn-lint that the project's dev dependencies must not be held to.
 # Pinned, so that a new cfn-lint's new rules never turn CI red without a change here. Offline.
-SAM_CLI_VERSION := 1.170.0
-SAM_VENV ?= .venv-sam
 $(SAM_VENV)/bin/.installed:
 	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/python -m pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	@$(SAM_VENV)/bin/python -m pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)' > $(SAM_VENV)/pip.log 2>&1 \
+		|| { echo "make test needs the AWS SAM CLI $(SAM_CLI_VERSION), and pip could not install it from the package index (see $(SAM_VENV)/pip.log)" >&2; exit 1; }
 	touch $@
 
 sam-validate: $(SAM_VENV)/bin/.installed

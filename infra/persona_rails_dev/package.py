@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from persona_rails_dev import package_checks
+from persona_rails_dev import package_checks, preflight
 from persona_rails_dev.template import REPO_ROOT, functions, layer_paths, load_template, template_path
 
 LOCK_FILE = REPO_ROOT / "requirements/layer.lock"
@@ -54,7 +54,6 @@ def pip_target(machine: str = LAMBDA_MACHINE) -> list[str]:
 
 PIP_TARGET = pip_target()
 CACHE_DIR = Path(os.environ.get("PERSONA_RAILS_PIP_CACHE") or Path.home() / ".cache/persona-rails/pip")
-PYTHON312_VARIABLE = "PERSONA_RAILS_PYTHON312"
 _SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", ".DS_Store")
 # One fixed timestamp keeps build times out of the zips; hash-based bytecode never compares mtimes.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -134,26 +133,14 @@ def _wheelhouse(lock_file: Path, machine: str = LAMBDA_MACHINE) -> Path:
 
 
 def python312() -> list[str]:
-    """A CPython 3.12 command: $PERSONA_RAILS_PYTHON312, python3.12 on PATH, or pyenv's newest 3.12."""
-    candidates = [os.environ.get(PYTHON312_VARIABLE, ""), shutil.which("python3.12") or ""]
-    pyenv = shutil.which("pyenv")
-    if pyenv:
-        listed = _output([pyenv, "versions", "--bare"]).split()
-        root = _output([pyenv, "root"]).strip()
-        versions = sorted(
-            (v for v in listed if v.startswith("3.12.") and v[5:].isdigit()),
-            key=lambda v: int(v[5:]),
-            reverse=True,
+    """A CPython 3.12 command (persona_rails_dev.preflight finds it), isolated from the environment."""
+    found = preflight.find_python312()
+    if found is None:
+        raise SystemExit(
+            "packaging needs CPython 3.12 (Lambda's python3.12) to compile bytecode: put python3.12 on PATH "
+            f"(e.g. PYENV_VERSION=3.12.1) or set {preflight.PYTHON312_VARIABLE} to its path"
         )
-        candidates += [f"{root}/versions/{version}/bin/python3.12" for version in versions]
-    for candidate in filter(None, candidates):
-        probe = [candidate, "-I", "-c", "import sys; print(sys.implementation.cache_tag)"]
-        if _output(probe).strip() == package_checks.CACHE_TAG:
-            return [candidate, "-I"]
-    raise SystemExit(
-        "packaging needs CPython 3.12 (Lambda's python3.12) to compile bytecode: put python3.12 on PATH "
-        f"(e.g. PYENV_VERSION=3.12.1) or set {PYTHON312_VARIABLE} to its path"
-    )
+    return [found, "-I"]
 
 
 @dataclass(frozen=True)
@@ -235,15 +222,6 @@ def seal_config(package_name: str, function_directory: Path) -> Path | None:
     if done.returncode != 0:
         raise SystemExit(f"{package_name}: its config fails its own check:\n{done.stderr[-3000:]}")
     return Path(done.stdout.strip()) if done.stdout.strip() else None
-
-
-def _output(command: list[str]) -> str:
-    """A probe's stdout, or "" when the command is missing or fails (a pyenv shim without its version)."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603 - a fixed probe
-    except OSError:
-        return ""
-    return done.stdout if done.returncode == 0 else ""
 
 
 def compile_bytecode(directories: list[Path]) -> None:

@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from persona_rails_dev.preflight import CACHE_TAG_312
+
 # Lambda's cap on a function plus its layers, unzipped: 250 MB as the quota page counts it (MiB).
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 EM_AARCH64 = 183
-CACHE_TAG = "cpython-312"
+CACHE_TAG = CACHE_TAG_312
 # importlib.util.MAGIC_NUMBER of every CPython 3.12 release (3531).
 MAGIC_312 = (3531).to_bytes(2, "little") + b"\r\n"
 # PEP 552 flags: bit 0 marks a hash-based .pyc; bit 1 (check_source) clear means unchecked.
