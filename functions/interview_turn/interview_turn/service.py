@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from interview_turn import repository, views
@@ -24,7 +23,7 @@ from interview_turn.generation import Generated, assisted_signals, generate, tur
 from interview_turn.schemas import SessionOut, SessionStarted, StartSessionRequest, TurnRequest, TurnResponse
 from persona_rails.db import Database, unknown_user_is_not_found
 from persona_rails.errors import Conflict, NotFound
-from persona_rails.idempotency import fingerprint
+from persona_rails.idempotency import fingerprint, retried_turn
 from persona_rails.identity import Caller
 from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
@@ -203,26 +202,6 @@ def start_session(
 # Taking a turn
 
 
-def _replayed(
-    last: Row | None, keyed: Row | None, key: str | None, request_print: str, window: int
-) -> Row | None:
-    """The stored turn this request is a retry of, if it is one."""
-    if key:
-        if keyed is None:
-            return None
-        if keyed["request_fingerprint"] != request_print:
-            raise Conflict(
-                "idempotency_key_reused",
-                "this Idempotency-Key sent a different turn",
-                field="Idempotency-Key",
-            )
-        return keyed
-    if last is None or last["turn_no"] == 0 or last["idempotency_key"] is not None:
-        return None
-    age = (datetime.now(UTC) - last["created_at"]).total_seconds()
-    return last if last["request_fingerprint"] == request_print and age <= window else None
-
-
 def _found(rows: list[Row], session_id: str) -> Row:
     if not rows:
         # Another narrator's session is invisible under RLS and reads exactly like an unknown one.
@@ -250,8 +229,9 @@ def submit_turn(
             repository.turn_by_key(session_id, key),
         )
         session = _found(sessions, session_id)
-        last = last_rows[0] if last_rows else None
-        stored = _replayed(
+        # The session's opening line (turn 0) is no turn a request made.
+        last = last_rows[0] if last_rows and last_rows[0]["turn_no"] > 0 else None
+        stored = retried_turn(
             last,
             keyed_rows[0] if keyed_rows else None,
             key,

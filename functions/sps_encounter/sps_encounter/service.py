@@ -12,12 +12,12 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from persona_rails.db import Database, unknown_user_is_not_found
 from persona_rails.errors import Conflict, Gone, Invalid, NotFound
-from persona_rails.idempotency import fingerprint
+from persona_rails.idempotency import fingerprint, retried_turn
 from persona_rails.identity import Caller
 from persona_rails.llm.step import Source
 from persona_rails.observability import count, logger, milliseconds
@@ -173,26 +173,6 @@ def start_encounter(
 # Taking a turn
 
 
-def _replayed(
-    last: Row | None, keyed: Row | None, key: str | None, request_print: str, window: int
-) -> Row | None:
-    """The stored turn this request is a retry of, if it is one."""
-    if key:
-        if keyed is None:
-            return None
-        if keyed["request_fingerprint"] != request_print:
-            raise Conflict(
-                "idempotency_key_reused",
-                "this Idempotency-Key sent a different turn",
-                field="Idempotency-Key",
-            )
-        return keyed
-    if last is None or last["idempotency_key"] is not None:
-        return None
-    age = (datetime.now(UTC) - last["created_at"]).total_seconds()
-    return last if last["request_fingerprint"] == request_print and age <= window else None
-
-
 @within_matching_budget
 def take_turn(
     db: Database,
@@ -213,7 +193,7 @@ def take_turn(
             repository.last_turn(encounter_id),
         )
         row = _found(encounters, encounter_id)
-        stored = _replayed(
+        stored = retried_turn(
             last[0] if last else None,
             keyed[0] if keyed else None,
             key,

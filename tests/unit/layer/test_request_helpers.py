@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from persona_rails.errors import Conflict
-from persona_rails.idempotency import fingerprint, replay_or_conflict
+from persona_rails.idempotency import fingerprint, replay_or_conflict, retried_turn
 from persona_rails.text import PrintableText, user_text
 
 # -- fingerprint ---------------------------------------------------------------------------------
@@ -96,6 +96,42 @@ def test_nothing_to_compare_with_is_a_conflict_too(stored: dict[str, Any] | None
             conflict=CONFLICT,
         )
     assert caught.value is CONFLICT
+
+
+# -- a conversation's retried turn ------------------------------------------------------------------
+
+NOW = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+TURN_PRINT = fingerprint({"text": "I grew up by the sea."})
+
+
+def _turn(print_: str = TURN_PRINT, key: str | None = None, seconds_ago: float = 5) -> dict[str, Any]:
+    return {
+        "request_fingerprint": print_,
+        "idempotency_key": key,
+        "created_at": NOW - timedelta(seconds=seconds_ago),
+    }
+
+
+def test_a_keyed_retry_replays_the_turn_stored_under_its_key():
+    keyed = _turn(key="k1")
+    assert retried_turn(_turn(), keyed, "k1", TURN_PRINT, 60, now=NOW) is keyed
+    assert retried_turn(_turn(), None, "k1", TURN_PRINT, 60, now=NOW) is None
+
+
+def test_a_key_sent_again_with_another_turn_is_a_conflict_naming_the_header():
+    with pytest.raises(Conflict) as caught:
+        retried_turn(None, _turn(key="k1"), "k1", fingerprint({"text": "other"}), 60, now=NOW)
+    assert (caught.value.code, caught.value.field) == ("idempotency_key_reused", "Idempotency-Key")
+
+
+def test_without_a_key_only_the_same_request_within_the_window_is_a_retry():
+    last = _turn(seconds_ago=59)
+    assert retried_turn(last, None, None, TURN_PRINT, 60, now=NOW) is last
+    assert retried_turn(_turn(seconds_ago=61), None, None, TURN_PRINT, 60, now=NOW) is None
+    assert retried_turn(last, None, None, fingerprint({"text": "other"}), 60, now=NOW) is None
+    # A turn taken with a key is replayed only by its key.
+    assert retried_turn(_turn(key="k1"), None, None, TURN_PRINT, 60, now=NOW) is None
+    assert retried_turn(None, None, None, TURN_PRINT, 60, now=NOW) is None
 
 
 # -- bounded user text ------------------------------------------------------------------------------
