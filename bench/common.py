@@ -92,7 +92,7 @@ def apply_handler_environment(database_url: str) -> None:
 
 def release_handler_state() -> None:
     """Forget the handler's cached settings and connection, so the next database can be used."""
-    from persona_rails.db.database import get_database
+    from persona_rails.db.default import get_database
     from persona_rails.settings import cached_settings
 
     if get_database.cache_info().currsize:

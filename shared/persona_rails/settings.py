@@ -86,3 +86,14 @@ class InterceptSettings(_Base):
         default=600, ge=0, le=86_400, validation_alias=env.INTERCEPT_ABANDON_GRACE_SECONDS
     )
     reason_retention_days: int = Field(default=90, ge=1, le=3650, validation_alias=env.REASON_RETENTION_DAYS)
+
+
+class ModerationSettings(_Base):
+    """ModerationCheckFunction's knobs (and library mode's): retrieval, what is stored, the LLM."""
+
+    retrieval_threshold: float = Field(
+        default=0.95, gt=0, le=1, validation_alias=env.MODERATION_RETRIEVAL_THRESHOLD
+    )
+    store_text: bool = Field(default=True, validation_alias=env.MODERATION_STORE_TEXT)
+    llm_score: bool = Field(default=True, validation_alias=env.MODERATION_LLM_SCORE)
+    embedding_model: str | None = Field(default=None, validation_alias=env.EMBEDDING_MODEL)

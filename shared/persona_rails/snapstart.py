@@ -21,7 +21,7 @@ def recreate_network_clients() -> None:
     """Forget every cached client that holds a connection: the database pool, the LLM client and the
     JWKS client. Settings and secrets stay cached (persona_rails.ssm keeps no connection open)."""
     from persona_rails import auth
-    from persona_rails.db.database import get_database
+    from persona_rails.db.default import get_database
     from persona_rails.llm import structured
 
     if get_database.cache_info().currsize:

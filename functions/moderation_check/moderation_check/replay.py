@@ -16,9 +16,9 @@ from persona_rails.decisions import DecisionRecord, NotReplayable
 from persona_rails.moderation.intimacy import evaluate, reused
 from persona_rails.moderation.lexicon import lexicon_artifact
 from persona_rails.moderation.local_scorer import intimacy_model, local_model_score
+from persona_rails.moderation.records import policy_version, replayable_output
 from persona_rails.moderation.schemas import CheckResponse, FinalDecision, PolicyOut, Results
 from persona_rails.moderation.scoring import Policy
-from persona_rails.moderation.service import policy_version, replayable_output
 from persona_rails.moderation.third_party import parse_recorded
 
 

@@ -12,13 +12,12 @@ import queue
 import socket
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from functools import cache
 from typing import Any
 
-from persona_rails.db import pipeline
+from persona_rails.db.pipeline import Statement
+from persona_rails.db.pipeline import run as run_pipeline
 from persona_rails.db.url import connect_kwargs
 from persona_rails.observability import logger
-from persona_rails.settings import DatabaseSettings, cached_settings
 
 ROLE_AUTHENTICATED = "authenticated"
 # `authenticated` plus the write grants on the dialog's history (see the migrations): what the
@@ -60,7 +59,7 @@ class Tx:
     In AWS each round trip crosses the network to the pooler, and that is the latency.
     """
 
-    def __init__(self, database: Database, setup: list[pipeline.Statement]) -> None:
+    def __init__(self, database: Database, setup: list[Statement]) -> None:
         self._database = database
         self._pending = setup
         self.connection: Any = None
@@ -69,14 +68,14 @@ class Tx:
     def started(self) -> bool:
         return self.connection is not None
 
-    def _send(self, statements: list[pipeline.Statement]) -> list[Any]:
+    def _send(self, statements: list[Statement]) -> list[Any]:
         import pg8000.exceptions
 
         try:
             if self.connection is None:
                 self.connection, contexts = self._database._open(self._pending, statements)
                 return contexts
-            return pipeline.run(self.connection, statements)
+            return run_pipeline(self.connection, statements)
         except pg8000.exceptions.DatabaseError as exc:
             raise _as_db_error(exc) from None
 
@@ -96,9 +95,9 @@ class Tx:
         return int(self._send([_statement(sql, params)])[0].row_count)
 
 
-def _statement(sql: str, params: dict[str, Any]) -> pipeline.Statement:
+def _statement(sql: str, params: dict[str, Any]) -> Statement:
     # Without parameters the simple protocol runs it, which also takes scripts (migrations, seeds).
-    return pipeline.Statement(sql, params, simple=not params)
+    return Statement(sql, params, simple=not params)
 
 
 def _as_dicts(context: Any) -> list[dict[str, Any]]:
@@ -106,8 +105,8 @@ def _as_dicts(context: Any) -> list[dict[str, Any]]:
     return [dict(zip(columns, row, strict=True)) for row in context.rows or ()]
 
 
-_BEGIN = pipeline.Statement("START TRANSACTION", simple=True)
-_COMMIT = pipeline.Statement("COMMIT", simple=True)
+_BEGIN = Statement("START TRANSACTION", simple=True)
+_COMMIT = Statement("COMMIT", simple=True)
 _ROLE_SETUP = "SELECT set_config('role', :role, true), set_config('request.jwt.claims', :claims, true)"
 # A user's transaction also checks, in the same statement, that the user exists (migration
 # 20261127000100_require_user): a deleted account's token, or a service-role caller naming an
@@ -129,9 +128,7 @@ class Database:
         self._kwargs = connect_kwargs(url, timeout)
         self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
 
-    def _open(
-        self, setup: list[pipeline.Statement], statements: list[pipeline.Statement]
-    ) -> tuple[Any, list[Any]]:
+    def _open(self, setup: list[Statement], statements: list[Statement]) -> tuple[Any, list[Any]]:
         """Check out a connection and send START TRANSACTION, the set-up and the first statements
         together. An idle connection may have been closed by the pooler while the container
         slept: nothing ran on it, so try the next one, then a fresh one."""
@@ -151,11 +148,11 @@ class Database:
             except (pg8000.exceptions.InterfaceError, OSError):
                 _close_quietly(connection)
 
-    def _first_batch(self, connection: Any, batch: list[pipeline.Statement], setup_count: int) -> list[Any]:
+    def _first_batch(self, connection: Any, batch: list[Statement], setup_count: int) -> list[Any]:
         import pg8000.exceptions
 
         try:
-            contexts = pipeline.run(connection, batch)
+            contexts = run_pipeline(connection, batch)
         except pg8000.exceptions.DatabaseError:
             # The transaction failed; end it and keep the connection for the next request.
             connection.run("ROLLBACK")
@@ -170,7 +167,7 @@ class Database:
             _close_quietly(connection)
 
     @contextmanager
-    def _unit_of_work(self, setup: list[pipeline.Statement]) -> Iterator[Tx]:
+    def _unit_of_work(self, setup: list[Statement]) -> Iterator[Tx]:
         import pg8000.exceptions
 
         tx = Tx(self, setup)
@@ -238,12 +235,12 @@ class Database:
                 return
 
 
-def _role_setup(role: str, claims: dict[str, Any]) -> pipeline.Statement:
-    return pipeline.Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
+def _role_setup(role: str, claims: dict[str, Any]) -> Statement:
+    return Statement(_ROLE_SETUP, {"role": role, "claims": json.dumps(claims)})
 
 
-def _user_setup(claims: dict[str, Any]) -> pipeline.Statement:
-    return pipeline.Statement(
+def _user_setup(claims: dict[str, Any]) -> Statement:
+    return Statement(
         _USER_SETUP, {"sub": claims.get("sub"), "role": ROLE_FUNCTION, "claims": json.dumps(claims)}
     )
 
@@ -284,17 +281,3 @@ def _close_quietly(connection: Any) -> None:
         connection.close()
     except Exception:  # noqa: BLE001 - the socket is already gone; nothing to save
         logger.debug("closing a broken database connection failed")
-
-
-def resolve_database_url(settings: DatabaseSettings) -> str:
-    if settings.database_url:
-        return settings.database_url
-    from persona_rails.db.embedded import ensure_embedded_database
-
-    return ensure_embedded_database(settings.embedded_pgdata)
-
-
-@cache
-def get_database() -> Database:
-    settings = cached_settings(DatabaseSettings)
-    return Database(resolve_database_url(settings), timeout=settings.db_timeout_seconds)

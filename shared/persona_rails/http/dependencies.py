@@ -12,29 +12,11 @@ from uuid import UUID
 
 from fastapi import Depends, Header, Query
 
-from persona_rails.auth import AuthError, AuthNotConfiguredError, Claims, bearer_token, verify
+from persona_rails.auth import Claims
 from persona_rails.db import Database, get_database
-from persona_rails.http.errors import ApiError
+from persona_rails.http.authentication import authenticate
 from persona_rails.identity import Caller, resolve_caller
-from persona_rails.observability import logger
-from persona_rails.settings import AuthSettings, LlmSettings, cached_settings
-
-
-def authenticate(authorization: str | None) -> Claims:
-    """The verified claims of a bearer token, or the ApiError (401/503) to answer with."""
-    settings = cached_settings(AuthSettings)
-    try:
-        return verify(
-            bearer_token(authorization),
-            secret=settings.jwt_secret,
-            jwks_url=settings.jwks_url,
-            audience=settings.jwt_audience,
-        )
-    except AuthError as exc:
-        raise ApiError(401, "unauthorized", str(exc)) from None
-    except AuthNotConfiguredError as exc:
-        logger.error("auth is not configured")
-        raise ApiError(503, "auth_not_configured", str(exc)) from None
+from persona_rails.settings import LlmSettings, cached_settings
 
 
 async def current_token(authorization: Annotated[str | None, Header()] = None) -> Claims:

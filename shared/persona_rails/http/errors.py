@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from persona_rails.errors import DomainError
+from persona_rails.http.api_error import ApiError
 from persona_rails.observability import count, logger
 
 STATUS_OF_KIND = {
@@ -27,20 +28,6 @@ STATUS_OF_KIND = {
     "forbidden": 403,
     "unavailable": 503,
 }
-
-
-class ApiError(Exception):
-    """An error that only exists at the HTTP edge (a missing token, a body that is not JSON)."""
-
-    def __init__(
-        self, status: int, code: str, message: str, *, field: str | None = None, state: str | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        self.state = state
 
 
 def status_of(error: DomainError) -> int:
@@ -112,7 +99,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _unauthenticated(request: Request) -> JSONResponse | None:
         # FastAPI parses the body before it runs dependencies; an unauthenticated caller must
         # still get 401, and never learn how its body would have been judged.
-        from persona_rails.http.dependencies import authenticate  # (it imports this module)
+        from persona_rails.http.authentication import authenticate
 
         try:
             authenticate(request.headers.get("authorization"))

@@ -22,24 +22,23 @@ from persona_rails.moderation.embedding import Embedding, embed
 from persona_rails.moderation.intimacy import Evaluation, evaluate, may_reuse, reused
 from persona_rails.moderation.local_scorer import local_model_score
 from persona_rails.moderation.plugins import PluginRun, Statement
+from persona_rails.moderation.records import policy_version, replayable_output, text_hash
 from persona_rails.moderation.schemas import CheckRequest, CheckResponse
 from persona_rails.moderation.scoring import ENGINE_VERSION
 from persona_rails.moderation.third_party import ThirdPartyAPIError, ThirdPartyScore, get_intimacy_score
 from persona_rails.observability import count, logger
 
 if TYPE_CHECKING:
-    from persona_rails.moderation.service import ModerationService
+    from persona_rails.moderation.plugins import CheckSetup
 
 KIND = "moderation.intimacy"
 
 
 class IntimacyPlugin:
-    def __init__(self, service: ModerationService) -> None:
+    def __init__(self, service: CheckSetup) -> None:
         self.service = service
 
     def run(self, caller: Caller, request: CheckRequest, check_id: uuid.UUID) -> PluginRun:
-        from persona_rails.moderation.service import policy_version, text_hash
-
         service, profile = self.service, request.context.profile
         stage, policy, text = profile.intimacy_stage, request.policy, request.text
         version = policy_version(policy, service.lexicon, service.local_model)
@@ -114,8 +113,6 @@ class IntimacyPlugin:
         }
 
         def write(response: CheckResponse) -> list[Statement]:
-            from persona_rails.moderation.service import replayable_output
-
             statements = [
                 repository.insert_check(
                     {

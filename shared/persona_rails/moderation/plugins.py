@@ -20,7 +20,12 @@ from persona_rails.identity import Caller
 from persona_rails.moderation.scoring import Label
 
 if TYPE_CHECKING:
+    from persona_rails.config import Artifact
+    from persona_rails.db import Database
+    from persona_rails.local_model import LocalModel
+    from persona_rails.moderation.lexicon import Lexicon
     from persona_rails.moderation.schemas import CheckRequest, CheckResponse
+    from persona_rails.settings import LlmSettings, ModerationSettings
 
 Statement = tuple[str, dict[str, Any]]
 
@@ -37,3 +42,18 @@ class PluginRun:
 
 class Plugin(Protocol):
     def run(self, caller: Caller, request: CheckRequest, check_id: UUID) -> PluginRun: ...
+
+
+class CheckSetup(Protocol):
+    """What a plugin reads of the service that runs it: this process's database, settings,
+    lexicon and local model."""
+
+    db: Database
+    settings: ModerationSettings
+    llm: LlmSettings
+    lexicon: Artifact[Lexicon]
+    local_model: LocalModel | None
+    function_name: str
+
+    @property
+    def llm_asked(self) -> bool: ...

@@ -10,14 +10,12 @@ it is stored for its owner only, and only while `PERSONA_RAILS_MODERATION_STORE_
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
-from persona_rails import env
 from persona_rails.config import Artifact, json_path
 from persona_rails.db import Database, unknown_user_is_not_found
 from persona_rails.errors import Invalid
@@ -25,6 +23,7 @@ from persona_rails.identity import Caller
 from persona_rails.local_model import LocalModel
 from persona_rails.moderation.lexicon import Lexicon
 from persona_rails.moderation.plugins import Plugin
+from persona_rails.moderation.records import policy_version
 from persona_rails.moderation.schemas import (
     CheckRequest,
     CheckResponse,
@@ -33,30 +32,11 @@ from persona_rails.moderation.schemas import (
     PolicyOut,
     Results,
 )
-from persona_rails.moderation.scoring import Policy, decide
+from persona_rails.moderation.scoring import decide
 from persona_rails.observability import count, logger
-from persona_rails.settings import LlmSettings, _Base
+from persona_rails.settings import LlmSettings, ModerationSettings
 
 DEFAULT_FUNCTION = "ModerationCheckFunction"
-
-
-class ModerationSettings(_Base):
-    retrieval_threshold: float = Field(
-        default=0.95, gt=0, le=1, validation_alias=env.MODERATION_RETRIEVAL_THRESHOLD
-    )
-    store_text: bool = Field(default=True, validation_alias=env.MODERATION_STORE_TEXT)
-    llm_score: bool = Field(default=True, validation_alias=env.MODERATION_LLM_SCORE)
-    embedding_model: str | None = Field(default=None, validation_alias=env.EMBEDDING_MODEL)
-
-
-def policy_version(policy: Policy, lexicon: Artifact[Lexicon], local_model: LocalModel | None) -> str:
-    """What a decision was made under: retrieval never reuses one made under another version."""
-    model = f"+{local_model.id}" if local_model is not None else ""
-    return f"{policy}@{lexicon.version}{model}"
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -73,6 +53,7 @@ class ModerationService:
     plugins: dict[Dimension, Plugin] = field(init=False)
 
     def __post_init__(self) -> None:
+        # At the first check, not at import: a handler's init loads only what its first request needs.
         from persona_rails.moderation.intimacy_plugin import IntimacyPlugin
 
         self.plugins = {Dimension.INTIMACY: IntimacyPlugin(self)}
@@ -125,11 +106,6 @@ class ModerationService:
             },
         )
         return response
-
-
-def replayable_output(response: CheckResponse) -> dict[str, Any]:
-    """What a decision record keeps as the output: the response without its fresh id."""
-    return response.model_dump(mode="json", exclude={"check_id"})
 
 
 def moderation_service(db: Database) -> ModerationService:

@@ -1,6 +1,7 @@
 """The layering rules, read from the source: nothing below the HTTP edge imports it, engines read
-no files. Every function is discovered from template.yaml, so a new function is held to the same
-rules without touching this file."""
+no files, and no module imports another that imports it back (directly or around a circle).
+Every function is discovered from template.yaml, so a new function is held to the same rules
+without touching this file."""
 
 from __future__ import annotations
 
@@ -68,6 +69,59 @@ def imported_modules(module: Module, source: str | None = None) -> set[str]:
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
     return names
+
+
+def every_module() -> list[Module]:
+    """Every function's package and the whole layer, the HTTP edge included."""
+    modules = []
+    for function in functions().values():
+        modules += _modules_under(function.code_uri, _package_of(function))
+    for layer in layer_paths():
+        modules += _modules_under(layer, layer / "persona_rails")
+    return modules
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another around a circle (strongly connected
+    components of more than one module, Tarjan's algorithm without recursion), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        circles.append(sorted(group))
+    return circles
 
 
 def offending(imports: set[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -144,6 +198,12 @@ def test_the_import_scanner_finds_http_imports(source: str, package: str, expect
     assert offending(imported_modules(module, source), HTTP_MODULES) == expected
 
 
+def test_the_circle_finder_finds_circles_of_any_length():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": {"a"}, "g": set()}
+    assert sorted(import_circles(graph)) == [["a", "b", "c"], ["d", "e"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []
+
+
 def test_the_file_scanner_finds_file_access():
     module = Module(Path("engine/x.py"), "pkg.engine.x")
     source = "def f(p):\n    return p.read_text() + open('x').read()\nHERE = __file__\n"
@@ -192,3 +252,12 @@ def test_engines_read_no_files(module: Module):
         f"{module.path}: an engine gets its config as an argument"
     )
     assert file_access(module) == [], f"{module.path}: an engine reads no files"
+
+
+def test_no_modules_import_each_other_around_a_circle():
+    modules = every_module()
+    names = {module.name for module in modules}
+    assert {"persona_rails.db.database", "persona_rails.http.errors"} <= names
+    # Lazy imports count: a circle closed inside a function is still a circle to whoever reads it.
+    graph = {m.name: (imported_modules(m) & names) - {m.name} for m in modules}
+    assert import_circles(graph) == []

@@ -16,14 +16,18 @@ Two decisions the reference leaves open:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, TypeVar
-
-if TYPE_CHECKING:
-    from sps_encounter.engine.state import SPSRuntimeState
+from typing import Any, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 UINT32 = 0xFFFFFFFF
 Domain = Literal["clar", "bound", "decl", "other"]
+
+
+class Seeded(Protocol):
+    """What a draw advances and logs: the runtime state (engine/state.py) is one."""
+
+    rng_seed: int
+    draws: list[dict[str, Any]]
 
 
 class ZeroSeed(ValueError):
@@ -48,7 +52,7 @@ def xorshift32(x: int) -> int:
     return x & UINT32
 
 
-def next_rng(state: SPSRuntimeState, purpose: str = "draw", domain: Domain = "other") -> float:
+def next_rng(state: Seeded, purpose: str = "draw", domain: Domain = "other") -> float:
     """The reference's `nextRng`: advance the state, return it scaled to [0, 1]. Every draw is
     logged on the state with what it was for, so a patient turn's meta lists them all."""
     state.rng_seed = xorshift32(state.rng_seed)
@@ -57,7 +61,7 @@ def next_rng(state: SPSRuntimeState, purpose: str = "draw", domain: Domain = "ot
     return value
 
 
-def choose(state: SPSRuntimeState, domain: Domain, pool: Sequence[T], purpose: str = "choose") -> T:
+def choose(state: Seeded, domain: Domain, pool: Sequence[T], purpose: str = "choose") -> T:
     if not pool:
         raise EmptyPool(purpose)
     index = min(int(next_rng(state, purpose, domain) * len(pool)), len(pool) - 1)
