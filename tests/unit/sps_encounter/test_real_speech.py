@@ -241,3 +241,41 @@ def test_earlier_episodes_told_in_chinese_contradict_a_first_episode():
 )
 def test_chinese_numerals_with_a_place_are_read_as_digits(said, read):
     assert with_arabic_numerals(said) == read
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "patient"),
+    [
+        (
+            None,
+            "I'll check your blood pressure in a minute.",
+            "Don't bother, it's 152 over 94 today, I know.",
+        ),
+        (ZH, "我现在给您量一下体温。", "不用量了，三十八度一，我自己知道。"),
+    ],
+)
+def test_a_patient_who_waves_the_measurement_away_and_says_today_s_value_leaks_it(case, learner, patient):
+    assert "NUMERIC_LEAKAGE" in codes(dialogue((learner, patient)), catalog_case(*case) if case else None)
+
+
+def test_the_patient_may_read_out_what_the_learner_measured():
+    turns = dialogue(
+        ("Let me check your blood pressure now.", "Go on then."),
+        ("152 over 94.", "152 over 94? Is that bad?"),
+    )
+    assert codes(turns) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "read"), [("三十八度一", "38.1度"), ("三十八点一", "38.1"), ("一点都不疼", "一点都不疼")]
+)
+def test_a_spoken_tenth_is_read_as_a_decimal(said, read):
+    assert with_arabic_numerals(said) == read
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Um, yeah, a bit. I've started again since the divorce.", "Twenty cigarettes a day, near enough."],
+)
+def test_smoking_said_in_other_words_contradicts_a_never_smoker(reply):
+    assert "FACT_CONTRADICTION" in codes(dialogue(("Do you smoke at all?", reply)), catalog_case(*HEADACHE))

@@ -157,12 +157,21 @@ def _chinese_value(numeral: str) -> int | None:
     return total
 
 
+# A tenth said after the point or after the degree: 三十八点一 and 三十八度一 are both 38.1.
+_SPOKEN_TENTH = re.compile(r"(\d+)(点|度)([零一二三四五六七八九])(?![零一二三四五六七八九十百千\d])")
+
+
 def with_arabic_numerals(text: str) -> str:
     """Chinese numerals with a place (一百零二, 三十八) written in digits, so that "心跳一百零二"
-    is read as the reading it is. A lone 十 stays: "十分" is "very"."""
+    is read as the reading it is, and a spoken tenth as a decimal ("三十八度一" is 38.1度). A lone
+    十 stays: "十分" is "very"."""
 
     def arabic(match: re.Match[str]) -> str:
         value = _chinese_value(match.group())
         return match.group() if value is None else str(value)
 
-    return _CHINESE_NUMERAL.sub(arabic, text)
+    def tenth(match: re.Match[str]) -> str:
+        whole, unit, digit = match.groups()
+        return f"{whole}.{_CHINESE_DIGITS[digit]}{'度' if unit == '度' else ''}"
+
+    return _SPOKEN_TENTH.sub(tenth, _CHINESE_NUMERAL.sub(arabic, text))

@@ -61,6 +61,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
         "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
+        # The patient waves away a measurement just announced ("you needn't bother with the blood
+        # pressure, it's…"): a number said then is no reading the learner took.
+        "declines_measurement": (
+            r"\b(?:no need|needn'?t bother|don'?t bother|don'?t need to|you don'?t have to|no point)\b"
+            r"(?: to)?(?: (?:check|checking|take|taking|measure|measuring|do|doing)\b)?",
+        ),
         # Before a vital sign in its sentence: someone else's body, not the patient's ("my husband's
         # is high too, 150 over 95", "Dad's sugar was 12").
         "someone_else": (
@@ -164,6 +170,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
+        "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
         "someone_else": (
             r"(?:爸|妈|父亲|母亲|老公|丈夫|妻子|老婆|爱人|对象|哥|姐|弟|妹|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷"
             r"|叔叔|阿姨|舅舅|姑姑|同事|朋友|邻居|亲戚|同学|领导)",
@@ -192,6 +199,7 @@ class TextRules:
     remembered: re.Pattern[str]
     hypothetical: re.Pattern[str]
     someone_else: re.Pattern[str]
+    declines_measurement: re.Pattern[str]
     load_before: re.Pattern[str]
     vital_reading: re.Pattern[str]
     count_unit: re.Pattern[str]
@@ -211,6 +219,7 @@ def text_rules(language: Language) -> TextRules:
         remembered=union(lists["remembered"]),
         hypothetical=union(lists["hypothetical"]),
         someone_else=union(lists["someone_else"]),
+        declines_measurement=union(lists["declines_measurement"]),
         load_before=union(lists["load_before"]),
         # Each alternative names its number `n`: duplicate group names need alternation branches.
         vital_reading=_vital(lists["vital_reading"]),

@@ -339,7 +339,11 @@ class _Run:
 
     def numeric_leakage(self, turn: _Patient) -> None:
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
-        if not _DIGIT.search(normal) or self._measuring():
+        if not _DIGIT.search(normal):
+            return
+        # After a measurement request the patient may read its result out, unless they wave the
+        # measurement away and say the number themselves ("不用量了，三十八度一").
+        if self._measuring() and not self.rules.declines_measurement.search(normal):
             return
         leaked = self._leaked_numbers(normal)
         if leaked:
