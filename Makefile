@@ -40,8 +40,10 @@ $(SAM_VENV)/bin/.installed:
 sam-validate: $(SAM_VENV)/bin/.installed
 	SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam validate --lint --template template.yaml --region ap-southeast-1
 
+# ruff formats the Python code blocks of the Markdown docs too.
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The layer, the tooling and every function's package (functions/<name>/<name>, as CodeUri lays it out).
 FUNCTION_DIRS := $(wildcard functions/*)

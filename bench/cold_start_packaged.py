@@ -63,12 +63,15 @@ TRACE_VARIABLES = {
     "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
 }
 
-CHILD_SCRIPT = r"""
+CHILD_SCRIPT = (
+    r"""
 import time
 started = time.perf_counter_ns()
 import json, sys
 spec = json.loads(sys.argv[1])
-""" + CHILD_PRELUDE + r"""
+"""
+    + CHILD_PRELUDE
+    + r"""
 import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)
@@ -90,6 +93,7 @@ sys.stdout.write("\n" + json.dumps({
     "files": {name: getattr(sys.modules.get(name), "__file__", None) for name in spec["check_files"]},
 }) + "\n")
 """
+)
 
 
 # --- SSM, served locally -----------------------------------------------------------------------------

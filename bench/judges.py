@@ -39,7 +39,9 @@ def _texts() -> dict[str, list[str]]:
     }
 
 
-def _per_text_us(variants: dict[str, tuple[list[str], Callable[[str], Any]]], passes: int) -> dict[str, float]:
+def _per_text_us(
+    variants: dict[str, tuple[list[str], Callable[[str], Any]]], passes: int
+) -> dict[str, float]:
     """Median over passes of the mean microseconds per text, each variant over its own texts."""
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for texts, run in variants.values():  # untimed: caches, lazy loads and compiles
@@ -125,11 +127,18 @@ def measure(passes: int) -> tuple[Report, Report]:
     corpus = chinese_corpus(2000, SEED)
     with one_cpu() as cpu:
         per_text = _per_text_us(variants, passes)
-        on = _per_text_us({"on": (corpus, lambda text: rule_score(text, lexicon)),
-                           "check": (corpus, checked(local=False))}, passes)
+        on = _per_text_us(
+            {"on": (corpus, lambda text: rule_score(text, lexicon)), "check": (corpus, checked(local=False))},
+            passes,
+        )
         with _folding_off():
-            off = _per_text_us({"off": (corpus, lambda text: rule_score(text, lexicon)),
-                                "check": (corpus, checked(local=False))}, passes)
+            off = _per_text_us(
+                {
+                    "off": (corpus, lambda text: rule_score(text, lexicon)),
+                    "check": (corpus, checked(local=False)),
+                },
+                passes,
+            )
     sizes = {path.name: path.stat().st_size for path in (EMERGENCY_MODEL, CATEGORY_MODEL, MODEL_FILE)}
     rows = []
     for name, micros in per_text.items():
@@ -137,12 +146,24 @@ def measure(passes: int) -> tuple[Report, Report]:
         # reading, which ran before issue 21 too.
         targeted = "model" in name and not name.startswith("(")
         rows.append(
-            [name, f"{len(variants[name][0]):,}", f"{micros:.1f}", f"≤ {PER_TEXT_TARGET_US:g}" if targeted else "",
-             verdict(micros <= PER_TEXT_TARGET_US) if targeted else ""]
+            [
+                name,
+                f"{len(variants[name][0]):,}",
+                f"{micros:.1f}",
+                f"≤ {PER_TEXT_TARGET_US:g}" if targeted else "",
+                verdict(micros <= PER_TEXT_TARGET_US) if targeted else "",
+            ]
         )
     for file, size in sizes.items():
-        rows.append([f"weights file `{file}`", "", f"{size / 1e6:.2f} MB", "≤ 5 MB",
-                     verdict(size <= WEIGHTS_TARGET_BYTES)])
+        rows.append(
+            [
+                f"weights file `{file}`",
+                "",
+                f"{size / 1e6:.2f} MB",
+                "≤ 5 MB",
+                verdict(size <= WEIGHTS_TARGET_BYTES),
+            ]
+        )
     latency = Report(
         title="Judges: per-text cost of folding and the local models, one core",
         headers=["what is timed", "texts", "µs per text (median pass)", "target", "verdict"],
@@ -153,7 +174,7 @@ def measure(passes: int) -> tuple[Report, Report]:
             f"{median([len(t) for t in texts['emergency']]):.0f}, intimacy {median([len(t) for t in texts['intimacy']]):.0f} characters).",
             "Each model row is the offline path of that judge's score: fold, n-grams, CRC-32 slots, "
             "rule features, the dot product and the sigmoid or softmax. The emergency model gets the "
-            "rule's reading as its features; the \"(whole judge)\" row also times that reading (the "
+            'rule\'s reading as its features; the "(whole judge)" row also times that reading (the '
             "urgency lexicon's phrase lists), which the rule pays with or without a model.",
         ],
         passed=all(row[-1] != "FAIL" for row in rows),
@@ -165,13 +186,18 @@ def measure(passes: int) -> tuple[Report, Report]:
         headers=["what is timed", "folding off", "folding on (shipped)", "on / off", "target", "verdict"],
         rows=[
             ["`rule_score`", f"{rule_off:,.0f}/s", f"{rule_on:,.0f}/s", f"{rule_on / rule_off:.2f}", "", ""],
-            ["`evaluate`, stage_aware, no local model", f"{check_off:,.0f}/s", f"{check_on:,.0f}/s",
-             f"{check_on / check_off:.2f}", f"≥ {RULE_TARGET_PER_SECOND:,}/s",
-             verdict(check_on >= RULE_TARGET_PER_SECOND)],
+            [
+                "`evaluate`, stage_aware, no local model",
+                f"{check_off:,.0f}/s",
+                f"{check_on:,.0f}/s",
+                f"{check_on / check_off:.2f}",
+                f"≥ {RULE_TARGET_PER_SECOND:,}/s",
+                verdict(check_on >= RULE_TARGET_PER_SECOND),
+            ],
         ],
         notes=[
             f"bench.moderation's corpus: 2,000 texts of 50 Chinese characters (seed {SEED}); "
-            "\"folding off\" matches the text as written, as before issue 21, in the same run."
+            '"folding off" matches the text as written, as before issue 21, in the same run.'
         ],
         passed=check_on >= RULE_TARGET_PER_SECOND,
     )
@@ -179,7 +205,9 @@ def measure(passes: int) -> tuple[Report, Report]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--passes", type=int, default=7)
     args = parser.parse_args(argv)
     print(machine_summary(), flush=True)

@@ -46,7 +46,9 @@ APOSTROPHE_MARKS = "\u2019\u2018\u02bc\uff07\u2032\u201b"
 _QUOTE_MARKS = "\u201c\u201d\u201e\u201f\u2033"
 
 # Letters that look like Latin ones: Cyrillic and Greek capitals and small letters that a reader
-# takes for a, c, e, o, p, x, y ... (Unicode's confusables, the common part).
+# takes for a, c, e, o, p, x, y ... (Unicode's confusables, the common part). Both tables are laid
+# out as tables, several pairs a line, so the formatter leaves them alone.
+# fmt: off
 _CONFUSABLE_LATIN = {
     # Cyrillic
     "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
@@ -76,6 +78,7 @@ _CONFUSABLE_CJK = {
     "⻢": "马", "⻣": "骨", "⻤": "鬼", "⻥": "鱼", "⻦": "鸟", "⻧": "卤", "⻨": "麦", "⻩": "黄",
     "⻪": "黾", "⻫": "齐", "⻬": "齐", "⻭": "齿", "⻯": "龙", "⻰": "龙", "⻲": "龟", "⻳": "龟",
 }
+# fmt: on
 
 # Never visible, never needed for matching.
 _INVISIBLE_BMP = (
@@ -275,7 +278,7 @@ _SHAPE = str.maketrans(
         **{chr(code): "a" for code in range(97, 123)},
         **{chr(code): "0" for code in range(48, 58)},
         **{char: "*" for char in _ASCII_MARKS},
-        **{char: " " for char in " \t\n\r\x0b\x0c.,-:;!?\"/\\"},
+        **{char: " " for char in ' \t\n\r\x0b\x0c.,-:;!?"/\\'},
     }
 )
 
@@ -288,11 +291,7 @@ def _ascii_rules(text: str) -> list[Rule]:
     # (A search for a run of "a" steps through every letter; one for "*" or a double space is
     # nearly a memchr, so it goes first.)
     marked = "*" in shape
-    if (
-        " a a " in shape
-        or ("  " in shape and "a  a  a" in shape)
-        or (marked and "a*a*a" in shape)
-    ):
+    if " a a " in shape or ("  " in shape and "a  a  a" in shape) or (marked and "a*a*a" in shape):
         rules.append(_SPELLED_OUT_RULE)
     if marked and "a*a" in shape:
         rules.append(_LATIN_GLUE_RULE)

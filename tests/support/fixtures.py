@@ -76,7 +76,9 @@ def seeded_db(db: Any) -> Any:
     """`db` after supabase/seed.sql (idempotent): a test of an events/ fixture must not rely on an
     earlier test having loaded it, or the fixture's user is unknown (404 user_not_found)."""
     with db.as_owner() as tx:
-        tx.execute((Path(__file__).resolve().parents[2] / "supabase" / "seed.sql").read_text(encoding="utf-8"))
+        tx.execute(
+            (Path(__file__).resolve().parents[2] / "supabase" / "seed.sql").read_text(encoding="utf-8")
+        )
     return db
 
 

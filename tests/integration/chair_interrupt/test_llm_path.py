@@ -199,7 +199,9 @@ def test_a_display_name_falls_back_to_the_model_id(api, owner, fake_openai):
     assert "- chair_2: gpt-5 (Virtue Ethics)" in prompt
 
 
-def test_at_aggressiveness_1_a_chunk_with_no_quick_trigger_never_reaches_the_model(api, db, owner, fake_openai):
+def test_at_aggressiveness_1_a_chunk_with_no_quick_trigger_never_reaches_the_model(
+    api, db, owner, fake_openai
+):
     fake_openai.script(json_content(verdict()))
     reply = evaluate(api, owner, new_debate(), CALM, aggressiveness=1)
     assert reply.body is None

@@ -50,15 +50,26 @@ def test_anything_else_goes_to_the_scorer(text):
 
 @pytest.mark.parametrize(
     ("probability", "finding"),
-    [(0.95, Finding.EMERGENCY), (0.7, Finding.EMERGENCY), (0.69, Finding.DOUBT), (0.3, Finding.DOUBT), (0.29, Finding.NONE)],
+    [
+        (0.95, Finding.EMERGENCY),
+        (0.7, Finding.EMERGENCY),
+        (0.69, Finding.DOUBT),
+        (0.3, Finding.DOUBT),
+        (0.29, Finding.NONE),
+    ],
 )
 def test_the_scorer_s_probability_falls_in_one_of_three_bands(probability, finding):
-    judgment = judge_emergency("my dad is acting strange", urgency_rules(), fixed_model(probability, thresholds=BANDS))
+    judgment = judge_emergency(
+        "my dad is acting strange", urgency_rules(), fixed_model(probability, thresholds=BANDS)
+    )
     assert judgment.finding is finding
     assert judgment.emergency is (finding is Finding.EMERGENCY)
 
 
-@pytest.mark.parametrize("text", ["楼里火警响了，要看物业群的通知", "This is an emergency!!! my streamer just went live", "妈妈在医院"])
+@pytest.mark.parametrize(
+    "text",
+    ["楼里火警响了，要看物业群的通知", "This is an emergency!!! my streamer just went live", "妈妈在医院"],
+)
 def test_a_spec_keyword_mentioned_with_no_cue_against_it_is_at_least_in_doubt(text):
     judgment = judge_emergency(text, urgency_rules(), fixed_model(0.01, thresholds=BANDS))
     assert judgment.finding is Finding.DOUBT
@@ -116,7 +127,10 @@ def test_the_shipped_model_finds_no_emergency_in_ordinary_reasons(text):
     [
         ("家里着火了快帮我叫119", "家 里 着 火 了 快 帮 我 叫 119"),
         ("家里着火了快帮我叫119", "家💥里💥着💥火💥了💥快💥帮💥我💥叫💥119"),
-        ("my dad collapsed and is not breathing", "ｍｙ ｄａｄ ｃｏｌｌａｐｓｅｄ ａｎｄ ｉｓ ｎｏｔ ｂｒｅａｔｈｉｎｇ"),
+        (
+            "my dad collapsed and is not breathing",
+            "ｍｙ ｄａｄ ｃｏｌｌａｐｓｅｄ ａｎｄ ｉｓ ｎｏｔ ｂｒｅａｔｈｉｎｇ",
+        ),
         ("my dad collapsed and is not breathing", "my dad col\u200dlapsed and is not bre\u200cathing"),
         ("my dad collapsed and is not breathing", "my dаd соllарsеd and is not breathing"),
     ],

@@ -10,9 +10,7 @@ from intercept_session.engine.model import Category, Evaluation, Verdict
 EMERGENCY = EmergencyJudgment(Finding.EMERGENCY, 0.97, "scorer 0.97: emergency")
 DOUBT = EmergencyJudgment(Finding.DOUBT, 0.41, "scorer 0.41: doubt")
 NONE = EmergencyJudgment(Finding.NONE, 0.02, "scorer 0.02: none")
-RULED_OUT = EmergencyJudgment(
-    Finding.NONE, None, "rule: urgent keyword 医院 (routine: 上班) not urgent"
-)
+RULED_OUT = EmergencyJudgment(Finding.NONE, None, "rule: urgent keyword 医院 (routine: 上班) not urgent")
 
 
 def llm_says(verdict: Verdict, category: Category = Category.WORK, confidence: float = 0.7) -> Evaluation:

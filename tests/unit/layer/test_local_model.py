@@ -44,7 +44,9 @@ def test_a_multinomial_model_is_a_softmax():
     model = parse_model(json.dumps(document(classes=["a", "b", "c"], vectors=vectors)).encode(), "toy")
     probabilities = model.probabilities("anything")
     total = sum(math.exp(b) for b in (0.0, 1.0, 2.0))
-    assert probabilities == pytest.approx({name: math.exp(b) / total for name, b in zip("abc", (0.0, 1.0, 2.0), strict=True)})
+    assert probabilities == pytest.approx(
+        {name: math.exp(b) / total for name, b in zip("abc", (0.0, 1.0, 2.0), strict=True)}
+    )
 
 
 def test_the_id_names_the_model_its_version_and_its_bytes():

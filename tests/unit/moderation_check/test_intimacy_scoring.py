@@ -187,7 +187,9 @@ def test_the_rule_score_reads_the_folded_text(disguised):
     assert rule_score(disguised, LEXICON) == rule_score("亲爱的，我好想你", LEXICON)
 
 
-@pytest.mark.parametrize("disguised", ["ｉ ｌｏｖｅ ｙｏｕ", "і lоvе уоu", "i  l o v e  y o u", "i lo💕ve you"])
+@pytest.mark.parametrize(
+    "disguised", ["ｉ ｌｏｖｅ ｙｏｕ", "і lоvе уоu", "i  l o v e  y o u", "i lo💕ve you"]
+)
 def test_english_keywords_and_patterns_read_through_disguises(disguised):
     assert rule_score(disguised, LEXICON) == rule_score("i love you", LEXICON)
 
@@ -213,6 +215,15 @@ def test_only_patterns_that_need_a_latin_letter_are_skipped_on_texts_without_one
     assert compiled.needs_latin is needs_latin
     # Whether skipped or not, the rule finds what a search of the folded text finds: the dotless ı,
     # the long ſ and the Kelvin sign count as Latin letters (re's IGNORECASE matches them).
-    for text in ["我爱你", "ı", "ıove you", "LOVE YOU", "ſ", "\u212aiss me", "好想和你在一起", "forever yours 💕"]:
+    for text in [
+        "我爱你",
+        "ı",
+        "ıove you",
+        "LOVE YOU",
+        "ſ",
+        "\u212aiss me",
+        "好想和你在一起",
+        "forever yours 💕",
+    ]:
         searched = compiled.compiled.search(fold(text)) is not None
         assert (pattern in rule_score(text, lexicon).patterns) is searched, text

@@ -18,11 +18,15 @@ def computed(text: str, local: float | None = 0.3):
     )
 
 
-def earlier(*, folded_hash: str = "a" * 64, rule: float = 0.2, local: float | None = 0.3, third: float | None = None):
+def earlier(
+    *, folded_hash: str = "a" * 64, rule: float = 0.2, local: float | None = 0.3, third: float | None = None
+):
     return {"folded_hash": folded_hash, "rule_score": rule, "local_score": local, "third_party_score": third}
 
 
-def reusable(before: dict, text: str, *, folded_hash: str = "b" * 64, local: float | None = 0.3, llm_asked=False):
+def reusable(
+    before: dict, text: str, *, folded_hash: str = "b" * 64, local: float | None = 0.3, llm_asked=False
+):
     return may_reuse(
         before,
         folded_hash=folded_hash,
