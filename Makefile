@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 SAM_CLI_VERSION := 1.170.0
 SAM_VENV ?= .venv-sam
 
-.PHONY: dev test preflight lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock train eval
+.PHONY: dev test preflight deploy lint sam-validate typecheck unit openapi interview-schemas sps-schemas bench clean package layer-lock train eval
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,14 @@ sps-schemas: $(BIN)/.installed
 # Needs CPython 3.12 for the bytecode (python3.12 on PATH, e.g. PYENV_VERSION=3.12.1).
 package: $(BIN)/.installed
 	$(BIN)/python -m persona_rails_dev.package
+
+# Build, check and deploy a stage (docs/deploy.md): `make deploy STAGE=dev` (or prod). What ships
+# is what `make package` built; samconfig.toml holds the stage's answers, and $AWS_REGION, when
+# set, is the region. Needs CPython 3.12 (as `make package`) and AWS credentials.
+STAGE ?= dev
+deploy: package $(SAM_VENV)/bin/.installed
+	SAM_CLI_TELEMETRY=0 $(SAM_VENV)/bin/sam deploy --template-file .build/template.yaml \
+		--config-file "$(CURDIR)/samconfig.toml" --config-env $(STAGE) $(if $(AWS_REGION),--region $(AWS_REGION))
 
 # Re-resolve requirements/layer.lock after changing shared/requirements.txt.
 layer-lock: $(BIN)/.installed
