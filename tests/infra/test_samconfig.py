@@ -71,3 +71,26 @@ def test_sam_local_and_build_run_with_the_stages_deploy_parameters(stage, comman
     the deploy: its functions read them from SSM with the developer's own credentials."""
     for key in ("parameter_overrides", "region", "stack_name"):
         assert _parameters(stage, command)[key] == _parameters(stage, "deploy")[key], key
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_no_stage_ships_a_placeholder_address(stage):
+    assert not [pair for pair in _pairs(stage) if "example." in pair]
+
+
+def test_make_deploy_ships_what_make_package_built_to_the_chosen_stage_and_region():
+    import subprocess
+
+    planned = subprocess.run(
+        ["make", "-n", "-C", str(SAMCONFIG.parent), "deploy", "STAGE=prod", "AWS_REGION=eu-west-1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "MAKEFLAGS": ""},
+    ).stdout
+    package, deploy = planned.find("persona_rails_dev.package"), planned.find("sam deploy")
+    assert 0 <= package < deploy, planned
+    command = " ".join(planned[deploy:].replace("\\\n", " ").split())
+    assert "--template-file .build/template.yaml" in command
+    assert f'--config-file "{SAMCONFIG}"' in command
+    assert "--config-env prod --region eu-west-1" in command
