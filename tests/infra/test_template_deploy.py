@@ -325,7 +325,7 @@ def test_the_api_throttles_and_writes_access_logs_without_user_data():
     assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
     fields = json.loads(api["AccessLogSettings"]["Format"])
     assert {"requestId", "routeKey", "status"} <= set(fields)
-    # No path, query string, body or address: ids and timings only (README: privacy).
+    # No path, query string, body or address: ids and timings only (docs/architecture.md: privacy).
     used = " ".join(fields.values())
     for leak in ("$context.path", "$context.identity.sourceIp", "requestBody", "querystring"):
         assert leak not in used

@@ -1,6 +1,6 @@
-"""Caller identities (README, "Who may call which route"), through the Lambda handler with real API
-Gateway v2 events: a service-role JWT naming a `user_id` acts exactly as that user, row-level
-security included; a user's JWT acts for its own `sub` only."""
+"""Caller identities (docs/architecture.md, "Who may call which route"), through the Lambda handler
+with real API Gateway v2 events: a service-role JWT naming a `user_id` acts exactly as that user,
+row-level security included; a user's JWT acts for its own `sub` only."""
 
 from __future__ import annotations
 
