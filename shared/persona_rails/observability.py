@@ -6,6 +6,7 @@ Raw user text never goes through these: callers log ids, enums and numbers only.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from functools import cache, wraps
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 __all__ = ["MetricUnit", "count", "logger", "metrics", "milliseconds", "publishing_metrics", "tracer"]
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
+
+# An invocation that records no metric (a read, a stats route) is normal: Powertools would warn
+# on each one, in the middle of `make dev`'s demo and of every log stream.
+warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
 
 _SERVICE = os.environ.get(env.SERVICE_NAME, "persona-rails")
 
