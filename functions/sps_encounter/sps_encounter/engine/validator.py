@@ -422,12 +422,8 @@ class _Run:
             return False
         start = match.start()
         sentence_start, sentence_end = _sentence_around(normal, start)
-        rules = self.rules
-        return (
-            rules.remembered.search(normal, sentence_start, sentence_end) is not None
-            or rules.hypothetical.search(normal, sentence_start, start) is not None
-            or rules.someone_else.search(normal, sentence_start, start) is not None
-        )
+        remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
+        return remembered or self._not_own(normal, start)
 
     def agenda(self, turn: _Patient) -> None:
         told = _meta_value(turn.meta, "agendaRevealed", list)
@@ -566,7 +562,7 @@ class _Run:
                 continue
             # "If I'm off for six weeks…" imagines, and "my sister gets the stabbing kind" tells
             # someone else's: neither states anything about the case.
-            if self._not_own(turn.folded, match):
+            if self._not_own(turn.folded, match.start()):
                 continue
             reported.add(slot)
             self.error(
@@ -576,8 +572,10 @@ class _Run:
                 {"slot": slot, "match": match.group(0)},
             )
 
-    def _not_own(self, text: str, match: re.Match[str]) -> bool:
-        start = match.start()
+    def _not_own(self, text: str, start: int) -> bool:
+        """Whether the sentence, before `start`, imagines what follows ("if I'm off for six
+        weeks") or gives it to someone else ("my sister gets the stabbing kind"): then it says
+        nothing of the patient's own case."""
         sentence_start, _ = _sentence_around(text, start)
         rules = self.rules
         return (
