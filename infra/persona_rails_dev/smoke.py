@@ -6,6 +6,7 @@ JWT; the request bodies are the `events/` fixtures', so the smoke test sends wha
 
 Each step prints its route and status; the exit code is 1 at the first unexpected status. Ids
 the API hands out (a session, an encounter) feed the next step's path; a debate id is made up.
+Each function's dialog is its hook's `SMOKE` (persona_rails_dev.hooks), or its fixtures.
 """
 
 from __future__ import annotations
@@ -16,46 +17,38 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 from persona_rails_dev.event_fixtures import EVENTS_DIR
+from persona_rails_dev.hooks import SmokeStep, hook_for
+from persona_rails_dev.template import Function, functions
+
+# Expected of a fixture sent with no flow of its function's own: any success.
+SUCCESS = tuple(range(200, 300))
 
 
-@dataclass(frozen=True)
-class Step:
-    fixture: str  # events/<function>/<fixture>.json: method, route and body
-    expect: tuple[int, ...]
-    keeps: str | None = None  # the answer's field that names what the next steps address
+def default_flow(function: Function, events_dir: Path = EVENTS_DIR) -> list[SmokeStep]:
+    """A function's fixtures in name order, those whose route needs no id the API hands out."""
+    steps = []
+    for path in sorted((events_dir / function.kebab_name).glob("*.json")):
+        route = json.loads(path.read_text(encoding="utf-8")).get("routeKey", "")
+        if route and "{" not in route:
+            steps.append(SmokeStep(f"{function.kebab_name}/{path.name}", SUCCESS))
+    return steps
 
 
-# Keyed by the template's logical ids; tests/integration/tooling/test_smoke.py holds every HTTP
-# function of template.yaml to having a flow here.
-FLOWS: dict[str, list[Step]] = {
-    "InterceptSessionFunction": [
-        Step("intercept-session/start.json", (200, 201), keeps="session_id"),
-        Step("intercept-session/reason.json", (200, 409)),
-        Step("intercept-session/decision.json", (200, 409)),
-        Step("intercept-session/get.json", (200,)),
-    ],
-    "ModerationCheckFunction": [Step("moderation-check/check.json", (200,))],
-    "InterviewTurnFunction": [
-        Step("interview-turn/start.json", (201,), keeps="session_id"),
-        Step("interview-turn/turn.json", (200,)),
-        Step("interview-turn/get.json", (200,)),
-    ],
-    "ChairInterruptFunction": [
-        Step("chair-interrupt/evaluate.json", (200,)),
-        Step("chair-interrupt/stats.json", (200,)),
-    ],
-    "SpsEncounterFunction": [
-        Step("sps-encounter/scenarios.json", (200,)),
-        Step("sps-encounter/start.json", (201,), keeps="encounter_id"),
-        Step("sps-encounter/turn.json", (200,)),
-        Step("sps-encounter/validate.json", (200,)),
-    ],
-}
+def flows() -> dict[str, list[SmokeStep]]:
+    """One dialog per HTTP function of template.yaml: its hook's `SMOKE`, else its fixtures."""
+    found = {}
+    for function in functions().values():
+        if not function.routes:
+            continue
+        hook = hook_for(function)
+        steps = getattr(hook, "SMOKE", None) if hook is not None else None
+        found[function.logical_id] = list(steps) if steps is not None else default_flow(function)
+    return found
 
 
 def token_subject(token: str) -> str:
@@ -102,7 +95,7 @@ def http_sender(base_url: str, token: str) -> Send:
 
 def run(send: Send, *, user_id: str, rule_id: str, app: str, print_fn: Any = print) -> bool:
     ok = True
-    for function, steps in FLOWS.items():
+    for function, steps in flows().items():
         ids = {"debate_id": str(uuid.uuid4())}
         for step in steps:
             event = json.loads((EVENTS_DIR / step.fixture).read_text(encoding="utf-8"))

@@ -13,7 +13,14 @@ import uuid
 from typing import Any
 
 from persona_rails_dev.demo import call
+from persona_rails_dev.hooks import SmokeStep
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
+
+# `rails smoke`'s dialog against a deployed API (persona_rails_dev.smoke).
+SMOKE = (
+    SmokeStep("chair-interrupt/evaluate.json", (200,)),
+    SmokeStep("chair-interrupt/stats.json", (200,)),
+)
 
 
 def _chair(position: str, framework: str, name: str) -> dict[str, str]:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from persona_rails_dev.hooks import SmokeStep
 from persona_rails_dev.template import Function
+
+# `rails smoke`'s dialog against a deployed API (persona_rails_dev.smoke).
+SMOKE = (
+    SmokeStep("intercept-session/start.json", (200, 201), keeps="session_id"),
+    SmokeStep("intercept-session/reason.json", (200, 409)),
+    SmokeStep("intercept-session/decision.json", (200, 409)),
+    SmokeStep("intercept-session/get.json", (200,)),
+)
 
 
 def demo(base_url: str, print_fn: Any = print) -> None:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from persona_rails_dev.demo import call
+from persona_rails_dev.hooks import SmokeStep
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
 
 START = {
@@ -25,6 +26,14 @@ ANSWERS = (
     "every morning in the snow before his shift.",
     "I'd rather not talk about my father any more, can we change the topic?",
     "I want to stop the interview now.",
+)
+
+
+# `rails smoke`'s dialog against a deployed API (persona_rails_dev.smoke).
+SMOKE = (
+    SmokeStep("interview-turn/start.json", (201,), keeps="session_id"),
+    SmokeStep("interview-turn/turn.json", (200,)),
+    SmokeStep("interview-turn/get.json", (200,)),
 )
 
 

@@ -6,10 +6,15 @@ import json
 from typing import Any
 
 from persona_rails_dev.demo import call
+from persona_rails_dev.hooks import SmokeStep
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
 
 # The spec's examples (intimacy-check.md §16), at stage 2 (acquaintance).
 REPLIES = ("谢谢你的帮助", "我很关心你，希望你一切都好", "亲爱的，我好想你")
+
+
+# `rails smoke`'s dialog against a deployed API (persona_rails_dev.smoke).
+SMOKE = (SmokeStep("moderation-check/check.json", (200,)),)
 
 
 def demo(base_url: str, print_fn: Any = print) -> None:

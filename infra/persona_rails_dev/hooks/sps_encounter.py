@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from persona_rails_dev.demo import call
+from persona_rails_dev.hooks import SmokeStep
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
 
 LEARNER_TURNS = (
@@ -16,6 +17,15 @@ LEARNER_TURNS = (
     "What brings you in today?",
     "When did it start?",
     "Could you run on the spot for me for a minute?",
+)
+
+
+# `rails smoke`'s dialog against a deployed API (persona_rails_dev.smoke).
+SMOKE = (
+    SmokeStep("sps-encounter/scenarios.json", (200,)),
+    SmokeStep("sps-encounter/start.json", (201,), keeps="encounter_id"),
+    SmokeStep("sps-encounter/turn.json", (200,)),
+    SmokeStep("sps-encounter/validate.json", (200,)),
 )
 
 
