@@ -7,6 +7,7 @@ rails token [--sub UUID]             a development JWT for the local stack
 rails db [--seed] [--stop]           start the embedded Postgres and apply migrations (or stop it)
 rails replay FUNCTION ID... | --all  recompute stored decisions with no network: identical, or a diff
 rails openapi [--check]              write (or check) docs/openapi/<function>.json
+rails template [--check]             write (or check) each function's log group, alarms and dashboard lines
 rails eval [JUDGE ...]               measure the judges on their held-back test sets (docs/judges.md)
 
 Functions add their own commands through hooks (persona_rails_dev/hooks/<function>.py), e.g.
@@ -206,6 +207,25 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _template(args: argparse.Namespace) -> int:
+    from persona_rails_dev import template_ops
+
+    return template_ops.main(check=args.check)
+
+
+def _register_generators(commands: Any) -> None:
+    """The commands that write checked-in files from the code and the template."""
+    openapi = commands.add_parser("openapi", help="write docs/openapi/<function>.json from each app")
+    openapi.add_argument("--check", action="store_true", help="exit 1 if a committed document is stale")
+    openapi.set_defaults(run=_openapi)
+
+    template = commands.add_parser(
+        "template", help="write each function's log group, alarms and dashboard lines into template.yaml"
+    )
+    template.add_argument("--check", action="store_true", help="exit 1 if the generated part is stale")
+    template.set_defaults(run=_template)
+
+
 def _register_extensions(commands: Any) -> None:
     """`rails eval`, then each function's hook commands (persona_rails_dev/hooks)."""
     from persona_rails_dev.evaluate.command import register
@@ -294,9 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--all", action="store_true", help="every stored decision of the function")
     replay.set_defaults(run=_replay)
 
-    openapi = commands.add_parser("openapi", help="write docs/openapi/<function>.json from each app")
-    openapi.add_argument("--check", action="store_true", help="exit 1 if a committed document is stale")
-    openapi.set_defaults(run=_openapi)
+    _register_generators(commands)
 
     _register_extensions(commands)
     return parser

@@ -121,6 +121,11 @@ def load_template(path: Path | None = None) -> dict[str, Any]:
     return _load(path or template_path())
 
 
+def forget_loaded() -> None:
+    """Drop the templates read so far: the next read sees a file just rewritten (`rails template`)."""
+    _load.cache_clear()
+
+
 def functions(path: Path | None = None) -> dict[str, Function]:
     path = path or template_path()
     document = load_template(path)
