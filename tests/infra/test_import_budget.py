@@ -32,11 +32,17 @@ BASELINE = Path(__file__).resolve().parents[2] / "bench" / "baseline_app.py"
 # Budget per handler: its import time over the baseline's, ~2x the measured median (in the comment).
 IMPORT_BUDGET_RATIO = {
     "ChairInterruptFunction": 2.4,  # measured 1.11-1.15
+    "InterceptHousekeepingFunction": 1.0,  # 0.40 (2026-11-27)
     "InterceptSessionFunction": 2.8,  # 1.20-1.47
     "InterviewTurnFunction": 4.5,  # 2.19-2.26 (the tokenizer's ranks load at init: docs/benchmarks.md)
     "ModerationCheckFunction": 2.3,  # 1.00-1.15
     "SpsEncounterFunction": 4.0,  # 1.91-1.92
+    "SpsHousekeepingFunction": 1.0,  # 0.51 (2026-11-27)
     "WeeklySummaryFunction": 1.0,  # 0.45-0.47
+}
+DEFAULT_BUDGET_RATIO = {
+    "http": IMPORT_BUDGET_RATIO["ModerationCheckFunction"],
+    "scheduled": IMPORT_BUDGET_RATIO["WeeklySummaryFunction"],
 }
 # Never on a handler's import path: the LLM SDK is imported by the first call that needs it, the
 # Supabase SDK not at all, and boto3 only to read secret parameters (none are named here).
@@ -76,15 +82,23 @@ def import_ratio(name: str) -> tuple[float, float, list[str]]:
     return statistics.median(ratios), statistics.median(seconds), sorted(loaded)
 
 
-def test_every_function_has_a_budget():
-    assert set(IMPORT_BUDGET_RATIO) == set(functions())
+def budget(name: str) -> float:
+    """The function's own budget, or for a function not measured yet the tightest of its kind: a
+    new HTTP function starts with the lightest HTTP function's, a scheduled one with the weekly
+    summary's, until its measurement is noted here."""
+    kind = "http" if functions()[name].routes else "scheduled"
+    return IMPORT_BUDGET_RATIO.get(name, DEFAULT_BUDGET_RATIO[kind])
+
+
+def test_every_budget_names_a_function_of_the_template():
+    assert set(IMPORT_BUDGET_RATIO) <= set(functions())
 
 
 @pytest.mark.parametrize("name", sorted(functions()))
 def test_the_handler_imports_within_its_budget_without_heavy_sdks(name):
     ratio, seconds, loaded = import_ratio(name)
     assert loaded == []
-    assert ratio <= IMPORT_BUDGET_RATIO[name], (
+    assert ratio <= budget(name), (
         f"{name} imports in {ratio:.2f}x the baseline's time ({seconds * 1000:.0f} ms, median of {PAIRS} pairs)"
     )
 

@@ -170,12 +170,15 @@ def test_two_stacks_in_one_account_and_region_share_no_physical_name():
     assert checked > 30
 
 
-def test_the_schedule_lets_cloudformation_name_it():
-    (schedule,) = functions()["WeeklySummaryFunction"].schedules
-    assert schedule["OmitName"] is True
-    assert "Name" not in schedule
-    (generated,) = [r for r in transformed()["Resources"].values() if r["Type"] == "AWS::Scheduler::Schedule"]
-    assert "Name" not in generated["Properties"]
+def test_every_schedule_lets_cloudformation_name_it():
+    schedules = [schedule for function in functions().values() for schedule in function.schedules]
+    assert len(schedules) >= 3  # the weekly summary's and the two housekeeping ticks
+    for schedule in schedules:
+        assert schedule["OmitName"] is True
+        assert "Name" not in schedule
+    generated = [r for r in transformed()["Resources"].values() if r["Type"] == "AWS::Scheduler::Schedule"]
+    assert len(generated) == len(schedules)
+    assert all("Name" not in resource["Properties"] for resource in generated)
 
 
 # -- the guided deploy asks nothing about authentication -------------------------------------------

@@ -1,10 +1,9 @@
 """Lambda entry of WeeklySummaryFunction (template.yaml: weekly_summary.handler.lambda_handler).
 
 A plain handler, no HTTP, invoked three ways:
-- by EventBridge Scheduler every hour (the tick): housekeeping first (abandoned dialogs closed,
-  old reasons purged, so the week counts the abandoned dialogs), then every user whose week just
-  ended, or, past what one invocation can do, the partitions sent to the partitions queue;
-- by an operator with a backfill event (a week and/or a user), which skips the housekeeping;
+- by EventBridge Scheduler every hour (the tick): every user whose week just ended, or, past
+  what one invocation can do, the partitions sent to the partitions queue;
+- by an operator with a backfill event (a week and/or a user);
 - by the partitions queue (SQS, one message per invocation): one partition of a fanned-out week.
 A failed tick or backfill raises, so the scheduler's and Lambda's retries re-run it (safely:
 finished users are committed) and the dead-letter queue then keeps the event. A failed partition
@@ -21,9 +20,8 @@ from persona_rails.coldstart import end_of_init
 from persona_rails.db import get_database
 from persona_rails.observability import logger, metrics, publishing_metrics
 from persona_rails.secrets import require_secrets
-from persona_rails.settings import InterceptSettings, cached_settings
+from persona_rails.settings import cached_settings
 from weekly_summary.fanout import sqs_sender
-from weekly_summary.housekeeping import run_housekeeping
 from weekly_summary.personas import insight_persona_config
 from weekly_summary.schemas import PartitionRequest, RunRequest, sqs_records
 from weekly_summary.service import RunReport, run_partition, run_weekly
@@ -89,9 +87,6 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         _invalid(str(exc))
         raise
     settings = cached_settings(WeeklySettings)
-    housekeeping = None
-    if request.week is None and request.user_id is None:
-        housekeeping = run_housekeeping(get_database(), cached_settings(InterceptSettings))
     report = run_weekly(
         get_database(),
         settings,
@@ -103,10 +98,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     )
     _count(report)
     metrics.add_metric(name="PartitionsSent", unit="Count", value=report.partitions_sent)
-    answer = report.as_dict()
-    if housekeeping is not None:
-        answer["housekeeping"] = housekeeping.as_dict()
-    return answer
+    return report.as_dict()
 
 
 # The init is over: the collector back on, what it built frozen (persona_rails.coldstart).

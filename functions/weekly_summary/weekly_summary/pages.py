@@ -80,9 +80,11 @@ def _page(
     insights: InsightPool,
     user_ids: list[str],
     week: date,
+    *,
+    grace_seconds: int,
 ) -> PageResult:
     with db.as_service() as tx:
-        rows = repository.aggregates(tx, user_ids, week)
+        rows = repository.aggregates(tx, user_ids, week, grace_seconds)
     built: list[tuple[dict[str, Any], Any]] = []
     skipped = 0
     for row in rows:
@@ -144,6 +146,11 @@ def run_pages(
         if progress:
             progress(iso_week(scope.week), done, total)
 
+    def page_of(user_ids: list[str]) -> PageResult:
+        return _page(
+            db, personas, insights, user_ids, scope.week, grace_seconds=settings.abandon_grace_seconds
+        )
+
     with ThreadPoolExecutor(settings.page_workers, thread_name_prefix="weekly-page") as pool:
         after = scope.after
         try:
@@ -163,9 +170,7 @@ def run_pages(
                     break
                 user_ids = [str(row["user_id"]) for row in page]
                 after = user_ids[-1]
-                in_flight.append(
-                    (len(user_ids), pool.submit(_page, db, personas, insights, user_ids, scope.week))
-                )
+                in_flight.append((len(user_ids), pool.submit(page_of, user_ids)))
                 while len(in_flight) >= settings.page_workers or (in_flight and in_flight[0][1].done()):
                     settle_oldest()
         finally:

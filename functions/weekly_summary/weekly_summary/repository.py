@@ -82,14 +82,17 @@ def count_week_users(tx: Tx, week_start: date, only_user: str | None) -> int:
     return int(row["n"]) if row else 0
 
 
-def aggregates(tx: Tx, user_ids: list[str], week_start: date) -> list[Row]:
-    """One row per user with sessions in the week. The page travels as one JSON document: decoding
-    it is a single json.loads, where column-by-column decoding cost as much as the query."""
+def aggregates(tx: Tx, user_ids: list[str], week_start: date, grace_seconds: int) -> list[Row]:
+    """One row per user with sessions in the week; a dialog open past its countdown and
+    `grace_seconds` counts as abandoned, as the interception's housekeeping will close it. The
+    page travels as one JSON document: decoding it is a single json.loads, where column-by-column
+    decoding cost as much as the query."""
     row = tx.one(
-        "SELECT json_agg(a ORDER BY a.user_id) AS rows"
-        " FROM public.weekly_aggregates(CAST(:users AS uuid[]), CAST(:weeks AS date[])) a",
+        "SELECT json_agg(a ORDER BY a.user_id) AS rows FROM public.weekly_aggregates("
+        "CAST(:users AS uuid[]), CAST(:weeks AS date[]), CAST(:grace AS integer)) a",
         users="{" + ",".join(user_ids) + "}",
         weeks="{" + ",".join([week_start.isoformat()] * len(user_ids)) + "}",
+        grace=grace_seconds,
     )
     rows = row["rows"] if row else None
     return list(rows) if rows else []

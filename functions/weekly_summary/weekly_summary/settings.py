@@ -35,6 +35,11 @@ class WeeklySettings(DatabaseSettings, LlmSettings):
     llm_partition_users: int = Field(
         default=40_000, ge=1, le=10_000_000, validation_alias=env.WEEKLY_LLM_PARTITION_USERS
     )
+    # The interception's abandonment grace (InterceptSettings): a dialog still open past its
+    # countdown and this is counted as abandoned, whether or not its housekeeping has closed it.
+    abandon_grace_seconds: int = Field(
+        default=600, ge=0, le=86_400, validation_alias=env.INTERCEPT_ABANDON_GRACE_SECONDS
+    )
 
     @property
     def insights_by_llm(self) -> bool:

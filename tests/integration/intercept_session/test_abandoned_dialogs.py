@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from intercept_session.housekeeping import run_housekeeping
 from persona_rails.settings import InterceptSettings
 from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
 from persona_rails_dev.template import functions
@@ -23,7 +24,6 @@ from tests.integration.intercept_session.v2_helpers import (
 )
 from tests.support.api import load_event
 from tests.support.dialog import BORED, decide, reason
-from weekly_summary.housekeeping import run_housekeeping
 
 # Powertools keeps one metrics buffer per process; the tick publishes its own.
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
@@ -52,9 +52,12 @@ def age(db, user, sid, seconds):
 
 
 def tick():
-    """The hourly EventBridge tick, through the real handler with the events/ fixture."""
-    handler = load_handler(functions()["WeeklySummaryFunction"])
-    return handler(load_event("weekly-summary/scheduled.json"), LambdaContext("WeeklySummaryFunction"))
+    """The hourly EventBridge tick of the dialog's own housekeeping, through the real handler
+    with the events/ fixture."""
+    handler = load_handler(functions()["InterceptHousekeepingFunction"])
+    return handler(
+        load_event("intercept-housekeeping/scheduled.json"), LambdaContext("InterceptHousekeepingFunction")
+    )
 
 
 def assert_abandoned(db, user, sid, *, closed_at):
@@ -212,7 +215,7 @@ def test_the_scheduled_tick_closes_every_users_stale_dialogs_once(api, users, db
 
     report = tick()
 
-    assert report["housekeeping"]["abandoned_closed"] >= len(stale)
+    assert report["abandoned_closed"] >= len(stale)
     for person, sid in stale:
         created = session_row(db, person, sid)["created_at"]
         assert_abandoned(db, person, sid, closed_at=created + timedelta(seconds=DEADLINE))

@@ -550,8 +550,8 @@ def test_replaying_a_purged_turn_says_why_it_cannot(api, users, db, database_url
 
 
 def test_the_hourly_housekeeping_purges_with_the_configured_retention(users, db):
+    from intercept_session.housekeeping import run_housekeeping
     from persona_rails.settings import InterceptSettings
-    from weekly_summary.housekeeping import run_housekeeping
 
     user = users.create()
     add_session(db, user.id, local_start=datetime.now() - timedelta(days=20), category="other")

@@ -105,9 +105,9 @@ def test_a_whole_dialog_runs_connected_as_the_api_login(logins, users):
     assert closed.state == "closed"
 
 
-def test_the_weekly_tick_closes_abandoned_dialogs_connected_as_the_weekly_login(logins, users, db):
+def test_the_intercept_housekeeping_closes_abandoned_dialogs_connected_as_the_weekly_login(logins, users, db):
+    from intercept_session.housekeeping import run_housekeeping
     from persona_rails.settings import InterceptSettings
-    from weekly_summary.housekeeping import run_housekeeping
 
     user = users.create()
     _, sid = _start(logins[API_LOGIN], user, users.rule(user))

@@ -141,8 +141,10 @@ def test_a_turn_renews_the_expiry(api, users, db):
 
 
 def test_the_hourly_housekeeping_erases_every_expired_state_and_nothing_else(api, users, db, expired):
-    from persona_rails.settings import InterceptSettings
-    from weekly_summary.housekeeping import run_housekeeping
+    from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
+    from persona_rails_dev.template import functions
+    from sps_encounter.housekeeping import erase_expired_states
+    from tests.support.api import load_event
 
     _, encounter = expired
     other = users.create()  # never starts another encounter: only housekeeping erases theirs
@@ -153,13 +155,15 @@ def test_the_hourly_housekeeping_erases_every_expired_state_and_nothing_else(api
     turns_before = stored_turns(db, gone)
     records_before = records_of(db, other.id)
 
-    report = run_housekeeping(db, InterceptSettings())
+    # The hourly tick of the encounters' own housekeeping, through its handler and events/ fixture.
+    handler = load_handler(functions()["SpsHousekeepingFunction"])
+    report = handler(load_event("sps-housekeeping/scheduled.json"), LambdaContext("SpsHousekeepingFunction"))
 
-    assert report.encounter_states_erased >= 2
+    assert report["encounter_states_erased"] >= 2
     assert stored_encounter(db, encounter)["state"] is None
     assert stored_encounter(db, gone)["state"] is None
     assert stored_encounter(db, live)["state"] is not None
     assert stored_turns(db, gone) == turns_before
     assert records_of(db, other.id) == records_before
     # A second tick finds nothing left: the chore is idempotent.
-    assert run_housekeeping(db, InterceptSettings()).encounter_states_erased == 0
+    assert erase_expired_states(db) == 0

@@ -90,8 +90,9 @@ def template_with_probe(tmp_path, monkeypatch) -> Path:
     document["Resources"]["TinyProbeFunction"] = PROBE_RESOURCE
     (tmp_path / "shared").symlink_to(REPO_ROOT / "shared")
     (tmp_path / "functions").mkdir()
-    for function in functions(REPO_ROOT / "template.yaml").values():
-        (tmp_path / "functions" / function.code_uri.name).symlink_to(function.code_uri)
+    # Two functions may share a folder (a function and its scheduled housekeeping).
+    for code_uri in {function.code_uri for function in functions(REPO_ROOT / "template.yaml").values()}:
+        (tmp_path / "functions" / code_uri.name).symlink_to(code_uri)
     package = tmp_path / "functions" / "tiny_probe" / "tiny_probe"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")

@@ -165,16 +165,18 @@ def test_the_summary_holds_the_week_in_numbers(db, users):
         decision="emergency",
         response_seconds=30,
     )
+    # Left open with no reason: long past its countdown and grace, it counts as abandoned (an
+    # auto-dismissed comply), as the interception's housekeeping closes it.
     add_session(db, user, local_start=at(day, 12), persona="humor-coach", category=None, decision=None)
     run(db, week="2025-W20", user=user)
     summary = summary_of(db, user, date(2025, 5, 12))
     assert summary["sessions"] == 4
-    assert summary["unfinished_sessions"] == 1
+    assert (summary["unfinished_sessions"], summary["abandoned_sessions"]) == (0, 1)
     assert (summary["overrides"], summary["emergencies"], summary["appeals"]) == (1, 1, 1)
     assert float(summary["appeal_rate"]) == pytest.approx(1 / 3, abs=1e-4)
     assert summary["verdict_counts"] == {"deny": 0, "delay": 2, "allow": 2}
-    assert float(summary["compliance_rate"]) == pytest.approx(1 / 3, abs=1e-4)
-    assert summary["persona_compliance"]["humor-coach"]["compliance_rate"] == 0.5
+    assert float(summary["compliance_rate"]) == pytest.approx(2 / 4, abs=1e-4)
+    assert summary["persona_compliance"]["humor-coach"]["compliance_rate"] == pytest.approx(2 / 3, abs=1e-4)
     assert summary["persona_compliance"]["strict-father"]["compliance_rate"] == 0.0
     assert summary["response_latency_p50_ms"] == 20_000
     assert summary["response_latency_p90_ms"] == 28_000

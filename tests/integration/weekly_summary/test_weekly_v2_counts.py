@@ -1,10 +1,11 @@
 """Weekly summaries after interception v2: abandoned dialogs, emergency unlocks past the allowance,
-session ids scoped per user, and the hourly tick's housekeeping.
+session ids scoped per user, and a killed dialog counted as abandoned whether or not the
+interception's housekeeping has closed it yet.
 
 Each test works in a week of its own (the database is shared by the whole session).
 """
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -40,64 +41,125 @@ def mark(db, user, session, **columns):
         )
 
 
-def test_the_tick_closes_abandoned_dialogs_first_and_the_week_counts_them_apart(db, users):
-    user = users.create().id
-    wednesday = date(2024, 3, 6)  # 2024-W10
+def abandoned_week(db, user):
+    """Two answered dialogs and one the app killed during its countdown, in 2024-W10."""
+    wednesday = date(2024, 3, 6)
     add_session(db, user, local_start=at(wednesday, 9), response_seconds=30)
     add_session(db, user, local_start=at(wednesday, 10), response_seconds=50)
-    # The app was killed during the countdown: the session never got a decision.
-    killed = add_session(db, user, local_start=at(wednesday, 11), category="study", decision=None)
+    return add_session(db, user, local_start=at(wednesday, 11), category="study", decision=None)
 
-    # Monday 2024-03-11 12:00 UTC: Monday 20:00 in the user's UTC+8, the week is due.
-    answer = tick("2024-03-11T12:00:00Z")
 
-    assert answer["housekeeping"]["abandoned_closed"] >= 1
-    summary = summary_of(db, user, date(2024, 3, 4))
-    assert summary["sessions"] == 3
-    assert summary["abandoned_sessions"] == 1
-    # Closed as an auto-dismissed comply, it counts as closed and complied ...
-    assert summary["unfinished_sessions"] == 0
-    assert float(summary["compliance_rate"]) == 1.0
-    # ... but its closed_at is the sweep's timeout, not a response: latencies ignore it.
-    assert (summary["response_latency_p50_ms"], summary["response_latency_p90_ms"]) == (40_000, 48_000)
+def stored(db, user, session):
     with db.as_owner() as tx:
-        closed = tx.one(
-            "SELECT abandoned, user_decision FROM public.intercept_sessions"
+        row = tx.one(
+            "SELECT state, abandoned, user_decision FROM public.intercept_sessions"
             " WHERE user_id = CAST(:u AS uuid) AND id = CAST(:s AS uuid)",
             u=user,
-            s=killed,
+            s=session,
         )
         events = tx.one(
             "SELECT count(*) AS n FROM public.analytics_events WHERE user_id = CAST(:u AS uuid)"
             " AND subject_id = CAST(:s AS uuid) AND name = 'interception.dialog_completed'",
             u=user,
-            s=killed,
+            s=session,
         )
-    assert closed == {"abandoned": True, "user_decision": "comply"}
-    assert events["n"] == 1
-    # A retried tick closes nothing twice and emits nothing twice.
-    again = tick("2024-03-11T12:00:00Z")
-    assert again["processed"] == 0
+    return {**row, "events": events["n"]}
+
+
+def close_abandoned(db):
+    """The interception's own hourly housekeeping (InterceptHousekeepingFunction)."""
+    handler = load_handler(functions()["InterceptHousekeepingFunction"])
+    return handler(
+        load_event("intercept-housekeeping/scheduled.json"), LambdaContext("InterceptHousekeepingFunction")
+    )
+
+
+FIGURES = (
+    "sessions",
+    "abandoned_sessions",
+    "unfinished_sessions",
+    "compliance_rate",
+    "category_counts",
+    "verdict_counts",
+    "response_latency_p50_ms",
+    "response_latency_p90_ms",
+    "persona_compliance",
+)
+
+
+def test_the_tick_counts_a_killed_dialog_as_abandoned_and_leaves_closing_it_to_its_own_function(db, users):
+    user = users.create().id
+    killed = abandoned_week(db, user)
+
+    # Monday 2024-03-11 12:00 UTC: Monday 20:00 in the user's UTC+8, the week is due.
+    answer = tick("2024-03-11T12:00:00Z")
+
+    assert "housekeeping" not in answer  # the weekly summary has no chores of its own
+    summary = summary_of(db, user, date(2024, 3, 4))
+    assert summary["sessions"] == 3
+    assert summary["abandoned_sessions"] == 1
+    # Past its countdown and grace it counts as the sweep will leave it: closed and complied ...
+    assert summary["unfinished_sessions"] == 0
+    assert float(summary["compliance_rate"]) == 1.0
+    # ... and it was no response: latencies ignore it.
+    assert (summary["response_latency_p50_ms"], summary["response_latency_p90_ms"]) == (40_000, 48_000)
+    # The summary wrote nothing to the dialog: closing it (and its one event) is the interception's.
+    assert stored(db, user, killed) == {
+        "state": "awaiting_decision",
+        "abandoned": False,
+        "user_decision": None,
+        "events": 0,
+    }
+
+
+def test_the_week_is_the_same_whether_the_housekeeping_ran_before_or_after_it(db, users):
+    first, second = users.create().id, users.create().id
+    killed_first, killed_second = abandoned_week(db, first), abandoned_week(db, second)
+    # The sweep closes both; `second`'s is then opened again, as if the sweep had not run yet.
+    assert close_abandoned(db)["abandoned_closed"] >= 2
+    assert stored(db, first, killed_first)["state"] == "closed"
+    backfill(db, "2024-W10", first)
+    before = {name: summary_of(db, first, date(2024, 3, 4))[name] for name in FIGURES}
+
+    # A dialog still open when the summary is computed (the sweep has not run yet) ...
     with db.as_owner() as tx:
-        assert (
-            tx.one(
-                "SELECT count(*) AS n FROM public.analytics_events WHERE user_id = CAST(:u AS uuid)"
-                " AND subject_id = CAST(:s AS uuid)",
-                u=user,
-                s=killed,
-            )["n"]
-            == 1
+        tx.execute(
+            "UPDATE public.intercept_sessions SET state = 'awaiting_decision', user_decision = NULL,"
+            " auto_dismissed = false, abandoned = false, decision_fingerprint = NULL, closed_at = NULL"
+            " WHERE id = CAST(:s AS uuid)",
+            s=killed_second,
         )
+    backfill(db, "2024-W10", second)
+    after = {name: summary_of(db, second, date(2024, 3, 4))[name] for name in FIGURES}
+
+    # ... gives the same figures as one closed first.
+    assert after == before
+    assert before["abandoned_sessions"] == 1
+    # A retried sweep closes nothing twice and emits nothing twice.
+    close_abandoned(db)
+    close_abandoned(db)
+    assert stored(db, first, killed_first)["events"] == 1
+    assert stored(db, second, killed_second)["events"] == 1
 
 
-def test_a_backfill_does_no_housekeeping(db, users):
+def test_a_dialog_inside_its_grace_still_counts_as_unfinished(db, users):
+    user = users.create().id
+    now = datetime.now(UTC).replace(tzinfo=None) + timedelta(minutes=480)  # the user's UTC+8 clock
+    add_session(db, user, local_start=now, decision=None)
+    week = now.date() - timedelta(days=now.weekday())
+    backfill(db, week.isoformat(), user)
+    summary = summary_of(db, user, week)
+    assert (summary["unfinished_sessions"], summary["abandoned_sessions"]) == (1, 0)
+
+
+def test_a_backfill_counts_a_dialog_left_open_past_its_grace_as_abandoned(db, users):
     user = users.create().id
     add_session(db, user, local_start=at(date(2024, 4, 3), 9), decision=None)  # 2024-W14, left open
     handler = load_handler(functions()["WeeklySummaryFunction"])
     answer = handler({"week": "2024-W14", "user_id": user}, LambdaContext("WeeklySummaryFunction"))
-    assert "housekeeping" not in answer
+    assert answer["processed"] == 1
     summary = summary_of(db, user, date(2024, 4, 1))
-    assert (summary["unfinished_sessions"], summary["abandoned_sessions"]) == (1, 0)
+    assert (summary["unfinished_sessions"], summary["abandoned_sessions"]) == (0, 1)
 
 
 def test_emergency_unlocks_and_the_excess_past_the_allowance_are_reported(db, users):

@@ -148,9 +148,15 @@ def below_the_edge() -> list[Module]:
     """Services, repositories, engines, schemas ... of every function, and the whole layer
     except persona_rails.http."""
     modules = []
-    for function in functions().values():
-        package = _package_of(function)
-        modules += [m for m in _modules_under(function.code_uri, package) if not is_http_edge(m.path)]
+    # A template handler is an edge too (a scheduled one such as intercept_session.housekeeping).
+    handlers = {function.module for function in functions().values()}
+    packages = {(function.code_uri, _package_of(function)) for function in functions().values()}
+    for code_uri, package in sorted(packages):
+        modules += [
+            m
+            for m in _modules_under(code_uri, package)
+            if not is_http_edge(m.path) and m.name not in handlers
+        ]
     for layer in layer_paths():
         shared = _modules_under(layer, layer / "persona_rails")
         modules += [
