@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import REPO_ROOT, embedded_database
+from bench.harness.handler import REPO_ROOT, embedded_database
 
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"

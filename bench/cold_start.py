@@ -26,28 +26,22 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import (
+from bench.harness.handler import (
     REASONS,
     REPO_ROOT,
-    ChildRun,
-    Report,
     apply_handler_environment,
-    child_environment,
     create_users,
     embedded_database,
-    emit,
     handler_environment,
     intercept_function,
     load_intercept_handler,
-    median,
-    ms,
     reason_event,
     release_handler_state,
-    run_child,
     start_session,
     stdout_to_devnull,
-    verdict,
 )
+from bench.harness.report import Report, emit, median, ms, verdict
+from bench.harness.timing import ChildRun, child_environment, run_child
 
 RATIO_TARGET = 1.5
 FORBIDDEN_MODULES = ("openai", "supabase", "postgrest")

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, median, ms, verdict
+from bench.harness.handler import REPO_ROOT, embedded_database
+from bench.harness.report import Report, emit, machine_summary, median, ms, verdict
 from persona_rails_dev.lambda_twin import CHILD_PRELUDE
 
 RATIO_TARGET = 1.5

@@ -21,16 +21,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.common import (
+from bench.harness.handler import (
     REPO_ROOT,
     create_accounts,
     embedded_database,
     lambda_context,
     load_function_handler,
-    markdown_table,
     route,
     stdout_to_devnull,
 )
+from bench.harness.report import markdown_table
 
 FUNCTION_ID = "SpsEncounterFunction"
 HOSTILE = "x[^z]*zzq"

@@ -19,7 +19,8 @@ import argparse
 import importlib.util
 from dataclasses import dataclass
 
-from bench.common import Report, child_environment, emit, median, ms, run_child
+from bench.harness.report import Report, emit, median, ms
+from bench.harness.timing import child_environment, run_child
 
 # Times the imports only: interpreter start-up is the same for every variant.
 CHILD_SCRIPT = r"""

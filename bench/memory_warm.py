@@ -20,7 +20,8 @@ import subprocess
 from typing import Any
 
 from bench.cold_start_packaged import FIRST_REQUEST, sides, ssm_endpoint
-from bench.common import REPO_ROOT, Report, embedded_database, emit, machine_summary, verdict
+from bench.harness.handler import REPO_ROOT, embedded_database
+from bench.harness.report import Report, emit, machine_summary, verdict
 from persona_rails_dev.lambda_twin import CHILD_PRELUDE, TWIN, build_twin, real_interpreter
 
 PEAK_TARGET_MB = 160

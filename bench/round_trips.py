@@ -25,31 +25,25 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import subprocess
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.common import (
+from bench.harness.handler import (
     REASONS,
-    REPO_ROOT,
     BenchUser,
-    Report,
     apply_handler_environment,
     create_users,
     embedded_database,
-    emit,
     expect_status,
-    median,
-    ms,
-    percentile,
     release_handler_state,
     start_event,
     stdout_to_devnull,
-    verdict,
 )
+from bench.harness.report import Report, emit, ms, percentile, trips_cell, verdict
+from bench.harness.trips import code_label, one_round_trip
 from tests.support.delay_proxy import DelayProxy
 
 if TYPE_CHECKING:
@@ -399,24 +393,6 @@ def _run_flows(
     return cold
 
 
-def _one_round_trip(proxy: DelayProxy, url: str, count: int) -> list[int]:
-    """The proxy's price of one round trip: a simple-protocol `SELECT 1` (one flight) on pg8000."""
-    import pg8000.native
-
-    from persona_rails.db.url import connect_kwargs
-
-    connection = pg8000.native.Connection(**connect_kwargs(proxy.url_for(url)))
-    try:
-        samples = []
-        for _ in range(count):
-            started = time.perf_counter_ns()
-            connection.run("SELECT 1")
-            samples.append(time.perf_counter_ns() - started)
-        return samples
-    finally:
-        connection.close()
-
-
 def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
     from persona_rails_dev.lambda_runtime import load_handler
 
@@ -437,37 +413,10 @@ def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
                 cold_setup, cold_request = _run_flows(
                     proxy, handlers, people, dialogs=dialogs, warmup=warmup, routes=routes
                 )
-            one_round_trip = _one_round_trip(proxy, database.url, max(dialogs, 100))
+            price = one_round_trip(proxy, database.url, max(dialogs, 100))
         finally:
             release_handler_state()
-    return Measured(routes, cold_setup, cold_request, one_round_trip)
-
-
-def _round_trips_cell(values: list[int]) -> str:
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
-
-
-def _code_label() -> str:
-    """The commit the measured code came from (REPO_ROOT may be a worktree of an older commit)."""
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return f"{REPO_ROOT} (not a git checkout)"
-    return f"{commit}{' + uncommitted changes' if dirty else ''} ({REPO_ROOT})"
+    return Measured(routes, cold_setup, cold_request, price)
 
 
 def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float = 1.0) -> Report:
@@ -484,7 +433,7 @@ def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float =
                 # The variant, if any, after the route: `POST /intercept-session` (unlocked).
                 f"`{samples.route_key}`{samples.label[len(samples.route_key) :]}",
                 str(len(samples.nanoseconds)),
-                _round_trips_cell(samples.round_trips),
+                trips_cell(samples.round_trips),
                 f"≤ {limit}",
                 ms(percentile(samples.nanoseconds, 50)),
                 ms(percentile(samples.nanoseconds, 99)),
@@ -497,7 +446,7 @@ def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float =
         headers=["function", "route", "requests", "round trips", "budget", "p50 ms", "p99 ms", "verdict"],
         rows=rows,
         notes=[
-            f"code: {_code_label()}; layer imported from {persona_rails.__path__[0]}.",
+            f"code: {code_label()}; layer imported from {persona_rails.__path__[0]}.",
             f"{dialogs} measured dialogs (each route once per dialog, in the client's order; the "
             "interception start twice, the second inside the unlock window) after "
             f"{warmup} warm-up dialogs; sessions rotate over {users} users; offline evaluator; "

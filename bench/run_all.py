@@ -25,7 +25,7 @@ from bench import (
     sps_encounter,
     warm_latency,
 )
-from bench.common import Report, emit, machine_summary
+from bench.harness.report import Report, emit, machine_summary
 
 
 def main(argv: list[str] | None = None) -> int:

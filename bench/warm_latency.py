@@ -18,29 +18,25 @@ import gc
 import time
 from typing import TYPE_CHECKING
 
-from bench.common import (
+from bench.harness.handler import (
     QUIET_POWERTOOLS,
     REASONS,
     BenchUser,
     Handler,
-    Report,
     apply_handler_environment,
     create_users,
     embedded_database,
-    emit,
     expect_status,
     intercept_function,
     lambda_context,
     load_intercept_handler,
-    ms,
-    percentile,
     reason_event,
     release_handler_state,
     set_log_level,
     start_session,
     stdout_to_devnull,
-    verdict,
 )
+from bench.harness.report import Report, emit, ms, percentile, verdict
 
 if TYPE_CHECKING:
     from persona_rails_dev.template import Function

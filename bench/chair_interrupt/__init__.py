@@ -61,20 +61,19 @@ from bench.chair_interrupt.handler import (
 )
 from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick, quick_report, rate
 from bench.chair_interrupt.round_trips import Pass, measure_round_trips
-from bench.common import (
+from bench.harness.handler import embedded_database, release_handler_state
+from bench.harness.report import (
     Report,
     bench_main,
-    embedded_database,
     median,
     ms,
     p50_of,
     percentile,
-    release_handler_state,
     share,
     trips_cell,
     verdict,
 )
-from bench.round_trips import _code_label as code_label
+from bench.harness.trips import code_label
 
 OUTCOMES = (
     "interrupt",

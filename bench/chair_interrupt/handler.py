@@ -28,7 +28,7 @@ from bench.chair_interrupt.corpus import (
     Settings,
     chunk,
 )
-from bench.common import (
+from bench.harness.handler import (
     JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
@@ -38,7 +38,7 @@ from bench.common import (
     set_log_level,
     stdout_to_devnull,
 )
-from bench.common import lambda_context as common_lambda_context
+from bench.harness.handler import lambda_context as common_lambda_context
 
 if TYPE_CHECKING:
     from persona_rails.db import Database

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.chair_interrupt.corpus import QUICK_TARGET_PER_SECOND, SEED, TEXT_CHARS, TRIGGER_SHARE, Chunk
-from bench.common import Report, median, verdict
+from bench.harness.report import Report, median, verdict
 from bench.moderation.rules import one_cpu
 
 MIX = "`quick_check`, the mix"

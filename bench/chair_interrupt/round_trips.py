@@ -24,8 +24,8 @@ from bench.chair_interrupt.handler import (
     read_outcomes,
     spans,
 )
-from bench.common import BenchUser, expect_status, release_handler_state, stdout_to_devnull
-from bench.round_trips import _one_round_trip as one_round_trip
+from bench.harness.handler import BenchUser, expect_status, release_handler_state, stdout_to_devnull
+from bench.harness.trips import one_round_trip
 from tests.support.delay_proxy import DelayProxy
 
 if TYPE_CHECKING:

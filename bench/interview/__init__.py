@@ -24,25 +24,35 @@ round trips per turn; a 200-turn session as fast as a 10-turn one (here: the rat
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from bench.common import (
+from bench.harness.handler import (
+    create_accounts,
+    embedded_database,
+    load_function_handler,
+    release_handler_state,
+)
+from bench.harness.handler import function as harness_function
+from bench.harness.report import (
     Report,
     bench_main,
-    embedded_database,
+    counts_cell,
+    latency_cells,
     median,
     ms,
     p50_of,
     percentile,
-    release_handler_state,
+    scenario_report,
+    target,
     trips_cell,
     turn_row,
     verdict,
 )
+from bench.harness.trips import price_notes, trip_headers, trip_row
 from bench.interview.corpus import (
+    FUNCTION_ID,
     GROWTH_RATIO_TARGET,
     KIND_WEIGHTS,
     LOG_LEVELS,
@@ -64,26 +74,13 @@ from bench.interview.handler import (
     GrowthResults,
     MixResults,
     TurnSample,
-    create_narrators,
-    interview_function,
-    load_interview_handler,
     measure_growth,
     measure_mix,
 )
 from bench.interview.round_trips import Pass, measure_round_trips
 from bench.interview.state import StateCost, measure_state_costs
-from bench.round_trips import _code_label as code_label
 
 # --- 1. the turn mix ---------------------------------------------------------------------------------------
-
-
-def _counts(values: list[str]) -> str:
-    found: dict[str, int] = {}
-    for value in values:
-        found[value] = found.get(value, 0) + 1
-    return ", ".join(
-        f"{name} {count / len(values):.0%}" for name, count in sorted(found.items(), key=lambda x: -x[1])
-    )
 
 
 def mix_report(mix: MixResults) -> Report:
@@ -100,17 +97,7 @@ def mix_report(mix: MixResults) -> Report:
     if closing:
         rows.append(turn_row("WARNING, stop requests (close the session)", closing))
     for label, values in (("start a session (POST)", mix.starts), ("read a session (GET)", mix.gets)):
-        rows.append(
-            [
-                label,
-                str(len(values)),
-                *(ms(percentile(values, q)) for q in (50, 90, 99)),
-                ms(max(values)),
-                "",
-                "",
-                "",
-            ]
-        )
+        rows.append([label, *latency_cells(values), "", "", ""])
     return Report(
         title="Interview: warm turns through lambda_handler (offline, no LLM; embedded Postgres)",
         headers=[
@@ -132,8 +119,8 @@ def mix_report(mix: MixResults) -> Report:
             "POST carries a fresh Idempotency-Key. Timed around `lambda_handler(event, context)` only; in-process "
             "handler on this machine, embedded Postgres over its unix socket (not the packaged artifact); metrics on; "
             "stdout to /dev/null.",
-            f"answers by kind: {_counts([s.kind for s in mix.samples])}; routes taken (winning rule): "
-            f"{_counts([s.rule for s in mix.samples])}.",
+            f"answers by kind: {counts_cell([s.kind for s in mix.samples])}; routes taken (winning rule): "
+            f"{counts_cell([s.rule for s in mix.samples])}.",
             "engine = `plan_turn` + `finish_turn` as the service calls them; state = `SessionState.from_json` + "
             "`to_json` (the service converts the state three times a turn); read / write = the turn's two "
             "transactions (`Database.run_as_user`). GET rows: a finished session read back, with all its turns.",
@@ -292,50 +279,22 @@ def _trip_rows(passes: list[Pass], price: float) -> tuple[list[list[str]], bool]
         (f"turns writing > {BUFFER_BYTES:,} B ({sizes(True)})", lambda p: turns(p, True)),
         (f"`{GET_ROUTE}`", lambda p: (p.trips[GET_ROUTE], p.nanoseconds[GET_ROUTE])),
     ]
-    rows, passed = [], True
+    rows = []
     for label, select in selections:
         base_trips, base_ns = select(base)
         delayed_trips, delayed_ns = select(delayed)
-        if not base_ns or not delayed_ns:
-            continue
-        trips = base_trips + delayed_trips
-        worst = max(trips)
-        passed = passed and worst <= ROUND_TRIP_BUDGET
-        rows.append(
-            [
-                label,
-                str(len(trips)),
-                trips_cell(trips),
-                f"≤ {ROUND_TRIP_BUDGET}",
-                ms(median(base_ns)),
-                ms(median(delayed_ns)),
-                ms(median(delayed_ns) - median(base_ns)),
-                ms(median(trips) * price),
-                verdict(worst <= ROUND_TRIP_BUDGET),
-            ]
-        )
-    return rows, passed
+        if base_ns and delayed_ns:
+            trips = base_trips + delayed_trips
+            rows.append(trip_row(label, trips, base_ns, delayed_ns, price, budget=ROUND_TRIP_BUDGET))
+    return rows, all(row[-1] == "PASS" for row in rows)
 
 
 def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
-    base, delayed = passes
-    one_base, one_delayed = median(base.one_round_trip), median(delayed.one_round_trip)
-    price = one_delayed - one_base
-    rows, passed = _trip_rows(passes, price)
+    rows, passed = _trip_rows(passes, passes[1].price - passes[0].price)
     delay = settings.delay_ms
     return Report(
         title=f"Interview: round trips per request (no delay, then {delay:g} ms each way to Postgres)",
-        headers=[
-            "requests",
-            "n",
-            "round trips",
-            "budget",
-            "p50 ms, no delay",
-            f"p50 ms, +{delay:g} ms each way",
-            "added",
-            "round trips × one round trip's added cost",
-            "verdict",
-        ],
+        headers=trip_headers(delay),
         rows=rows,
         notes=[
             f"Per pass: 2 warm-up sessions, then {settings.trip_sessions} sessions of start, {settings.trip_turns} "
@@ -343,11 +302,7 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
             "round trips counted by `tests/support/delay_proxy.py` on the warm connection (both passes); timed "
             "around lambda_handler only. A turn's write is one batch (`Database.run_as_user`); the bytes it wrote "
             "were counted at pg8000's `_write`.",
-            f"One round trip through the proxy (pg8000 `SELECT 1`): p50 {ms(one_base)} ms with no delay, "
-            f"{ms(one_delayed)} ms with {delay:g} ms each way, so each round trip adds {ms(price)} ms: a request "
-            "should take its no-delay p50 plus round trips × that, which the last two columns compare.",
-            f"Connection set-up (cold container, not in the rows): the handshake took {base.cold_setup} round "
-            f"trip(s) here (local trust auth), and that first start {base.cold_request} more.",
+            *price_notes(passes, first="start"),
             f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
         ],
         passed=passed,
@@ -401,23 +356,13 @@ def state_report(costs: list[StateCost]) -> Report:
 # --- everything --------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class InterviewReport(Report):
-    """Several tables (`sections`), then the targets (this report's own table)."""
-
-    sections: list[Report] = field(default_factory=list)
-
-    def markdown(self) -> str:
-        return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
-
-
 def run(settings: Settings | None = None) -> Report:
     settings = settings or Settings()
     started = time.monotonic()
-    function = interview_function()
+    function = harness_function(FUNCTION_ID)
     with embedded_database() as database:
-        people = create_narrators(database.owner, settings.users)
-        handler = load_interview_handler(database.url)
+        people = create_accounts(database.owner, settings.users)
+        handler = load_function_handler(function, database.url)
         try:
             check_corpus()
             mix = measure_mix(handler, function=function, people=people, settings=settings, seed=SEED)
@@ -447,50 +392,46 @@ def run(settings: Settings | None = None) -> Report:
     first_sizes = [session[0] for session in growth.sizes]
     last_sizes = [session[-1] for session in growth.sizes]
     bounded = all(z.max_topic_facts <= growth.facts_cap for z in last_sizes)
+    p50, p99 = percentile(headline, 50), percentile(headline, 99)
+    worst = max(summary.against_first, summary.against_short)
     targets = [
-        [
+        target(
             f"engine overhead per turn p50 ≤ {P50_TARGET_MS:g} ms",
-            f"{ms(percentile(headline, 50))} ms",
-            verdict(percentile(headline, 50) <= P50_TARGET_MS * 1e6),
-        ],
-        [
+            f"{ms(p50)} ms",
+            p50 <= P50_TARGET_MS * 1e6,
+        ),
+        target(
             f"engine overhead per turn p99 ≤ {P99_TARGET_MS:g} ms",
-            f"{ms(percentile(headline, 99))} ms",
-            verdict(percentile(headline, 99) <= P99_TARGET_MS * 1e6),
-        ],
-        [
+            f"{ms(p99)} ms",
+            p99 <= P99_TARGET_MS * 1e6,
+        ),
+        target(
             f"≤ {ROUND_TRIP_BUDGET} round trips per turn",
             f"{trips_cell(turn_trips)} (start {trips_cell(passes[0].trips[START_ROUTE])}, "
             f"get {trips_cell(passes[0].trips[GET_ROUTE])})",
-            verdict(max(turn_trips) <= ROUND_TRIP_BUDGET),
-        ],
-        [
+            max(turn_trips) <= ROUND_TRIP_BUDGET,
+        ),
+        target(
             f"a {LONG_TURNS}-turn session as fast as a {SHORT_TURNS}-turn one (ratio ≤ {GROWTH_RATIO_TARGET:g})",
             f"{summary.against_first:.2f}× its own first {SHORT_TURNS} turns, {summary.against_short:.2f}× "
             f"{SHORT_TURNS}-turn sessions at the same moments",
-            verdict(max(summary.against_first, summary.against_short) <= GROWTH_RATIO_TARGET),
-        ],
-        [
+            worst <= GROWTH_RATIO_TARGET,
+        ),
+        target(
             "engine_state bounded",
             f"{median([z.state_bytes for z in first_sizes]):,.0f} B at turn {SHORT_TURNS}, "
             f"{median([z.state_bytes for z in last_sizes]):,.0f} B at turn {LONG_TURNS} (medians); ≤ "
             f"{growth.facts_cap} facts per topic; the config's bound {costs[-1].json_bytes:,} B",
-            verdict(bounded),
-        ],
+            bounded,
+        ),
     ]
-    passed = all(row[-1] == "PASS" for row in targets)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    return InterviewReport(
-        title="Interview targets",
-        headers=["target", "measured", "verdict"],
-        rows=targets,
-        notes=[
-            f"code: {code_label()}.",
-            f"the interview benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
-            f"corpus: seed {SEED}, answer kinds weighted {', '.join(f'{k} {v:.0%}' for k, v in KIND_WEIGHTS.items())}.",
-        ],
-        passed=passed,
-        sections=sections,
+    kinds = ", ".join(f"{k} {v:.0%}" for k, v in KIND_WEIGHTS.items())
+    return scenario_report(
+        "Interview",
+        sections,
+        targets,
+        started=started,
+        notes=[f"corpus: seed {SEED}, answer kinds weighted {kinds}."],
     )
 
 

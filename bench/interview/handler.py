@@ -6,24 +6,17 @@ from __future__ import annotations
 import gc
 import json
 import random
-import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.common import (
-    QUIET_POWERTOOLS,
-    BenchUser,
-    create_accounts,
-    expect_status,
-    load_function_handler,
-    set_log_level,
-    stdout_to_devnull,
-)
-from bench.common import lambda_context as common_lambda_context
+from bench.harness.handler import QUIET_POWERTOOLS, BenchUser, expect_status, set_log_level, stdout_to_devnull
+from bench.harness.handler import event as harness_event
+from bench.harness.handler import lambda_context as harness_context
+from bench.harness.timing import Spans, call, rebound, timer
+from bench.harness.timing import spans as timing_spans
 from bench.interview.corpus import (
     FUNCTION_ID,
     LOG_LEVELS,
@@ -46,17 +39,7 @@ TURN_ROUTE = "POST /interview/sessions/{session_id}/turns"
 GET_ROUTE = "GET /interview/sessions/{session_id}"
 
 
-# --- the handler and its events -------------------------------------------------------------------------
-
-
-def interview_function() -> Function:
-    from persona_rails_dev.template import functions
-
-    return functions()[FUNCTION_ID]
-
-
-def load_interview_handler(database_url: str) -> Handler:
-    return load_function_handler(interview_function(), database_url)
+# --- the handler, its events, and where a turn's time goes ------------------------------------------------
 
 
 def event(
@@ -66,167 +49,27 @@ def event(
     session_id: str | None = None,
     body: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An API Gateway v2 event for a declared route. POSTs carry a fresh Idempotency-Key, as the
-    app's retrying HTTP client sends (events/interview-turn/ do too)."""
-    from persona_rails_dev.apigw import http_event
-
-    declared = next(r for r in function.routes if r.route_key == route_key)
-    path = declared.path.replace("{session_id}", session_id or "")
-    params = {"session_id": session_id} if session_id and "{session_id}" in declared.path else {}
-    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
-    text = None
-    if body is not None:
-        headers["content-type"] = "application/json"
-        headers["idempotency-key"] = str(uuid.uuid4())
-        text = json.dumps(body, ensure_ascii=False)
-    return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
+    """POSTs carry a fresh Idempotency-Key, as the app's retrying HTTP client sends."""
+    params = {"session_id": session_id} if session_id and route_key != START_ROUTE else None
+    key = str(uuid.uuid4()) if body is not None else None
+    return harness_event(function, route_key, token, params, body=body, key=key)
 
 
 def lambda_context() -> Any:
-    return common_lambda_context(FUNCTION_ID)
-
-
-def create_narrators(owner: Database, count: int) -> list[BenchUser]:
-    return create_accounts(owner, count)
-
-
-# --- where a turn's time goes ---------------------------------------------------------------------------
-
-
-@dataclass
-class Spans:
-    """What the wrapped calls took during one handler call: the engine (`plan_turn` and
-    `finish_turn`, as the service calls them), the engine state's conversion to and from its JSON
-    form, and each transaction (`Database.run_as_user`)."""
-
-    engine: int = 0
-    state: int = 0  # SessionState.from_json / to_json: the engine state to and from its JSON form
-    transactions: list[int] = field(default_factory=list)
-    sent: list[int] = field(default_factory=list)  # bytes each transaction wrote (when counted)
-    writing: int = 0
-
-    def clear(self) -> None:
-        self.engine = self.state = 0
-        self.transactions.clear()
-        self.sent.clear()
-
-
-def _rebind(original: Any, replacement: Any) -> list[tuple[Any, str]]:
-    """Point every `interview_turn` module's name for `original` at `replacement` (the service and
-    its helpers import the engine's functions by name); returns what was rebound."""
-    rebound = []
-    for name, module in list(sys.modules.items()):
-        if name == "interview_turn" or name.startswith("interview_turn."):
-            for attribute, value in list(vars(module).items()):
-                if value is original:
-                    setattr(module, attribute, replacement)
-                    rebound.append((module, attribute))
-    return rebound
-
-
-@contextmanager
-def _patched(owner: Any, attribute: str, replacement: Any) -> Iterator[None]:
-    original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
-    setattr(owner, attribute, replacement)
-    try:
-        yield
-    finally:
-        setattr(owner, attribute, original)
-
-
-@contextmanager
-def _timed_engine(found: Spans) -> Iterator[None]:
-    """`plan_turn` and `finish_turn`, wherever the function's modules call them by name."""
-    from interview_turn.engine import turn as engine
-
-    def timed(original: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter_ns()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                found.engine += time.perf_counter_ns() - started
-
-        return call
-
-    rebound = [
-        (original, _rebind(original, timed(original))) for original in (engine.plan_turn, engine.finish_turn)
-    ]
-    try:
-        if not all(places for _, places in rebound):
-            raise RuntimeError("plan_turn or finish_turn is no longer called by name: update bench/interview")
-        yield
-    finally:
-        for original, places in rebound:
-            for module, attribute in places:
-                setattr(module, attribute, original)
-
-
-@contextmanager
-def _timed_state(found: Spans) -> Iterator[None]:
-    """`SessionState.to_json` and `SessionState.from_json`."""
-    from interview_turn.engine.model import SessionState
-
-    to_json, from_json = SessionState.to_json, SessionState.__dict__["from_json"].__func__
-
-    def timed_to_json(self: SessionState) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return to_json(self)
-        finally:
-            found.state += time.perf_counter_ns() - started
-
-    def timed_from_json(cls: type[SessionState], data: dict[str, Any]) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return from_json(cls, data)
-        finally:
-            found.state += time.perf_counter_ns() - started
-
-    with (
-        _patched(SessionState, "to_json", timed_to_json),
-        _patched(SessionState, "from_json", classmethod(timed_from_json)),
-    ):
-        yield
-
-
-@contextmanager
-def _timed_transactions(found: Spans, *, count_bytes: bool) -> Iterator[None]:
-    """`Database.run_as_user` (a whole transaction, one batch), and the bytes it writes."""
-    import pg8000.core
-
-    from persona_rails.db.database import Database
-
-    run_as_user, write = Database.run_as_user, pg8000.core._write
-
-    def timed_run(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
-        found.writing = 0
-        started = time.perf_counter_ns()
-        try:
-            return run_as_user(self, claims, *statements)
-        finally:
-            found.transactions.append(time.perf_counter_ns() - started)
-            found.sent.append(found.writing)
-
-    def counted_write(sock: Any, data: bytes) -> None:
-        found.writing += len(data)
-        write(sock, data)
-
-    with _patched(Database, "run_as_user", timed_run):
-        if not count_bytes:
-            yield
-            return
-        with _patched(pg8000.core, "_write", counted_write):
-            yield
+    return harness_context(FUNCTION_ID)
 
 
 @contextmanager
 def spans(*, count_bytes: bool = False) -> Iterator[Spans]:
-    """Time the engine, the state's conversions and the transactions from outside (a clock read
-    either side of each); with `count_bytes`, also count what each transaction writes to the
-    socket (pg8000's `_write`, which every message goes through)."""
-    found = Spans()
-    with _timed_engine(found), _timed_state(found), _timed_transactions(found, count_bytes=count_bytes):
+    """engine = `plan_turn` + `finish_turn`, wherever the function's modules call them by name;
+    state = `SessionState.to_json` and `from_json`; and each transaction."""
+    from interview_turn.engine import turn as engine
+    from interview_turn.engine.model import SessionState
+
+    parts = [(SessionState, "to_json", "state"), (SessionState, "from_json", "state")]
+    with timing_spans(parts, count_bytes=count_bytes) as found, ExitStack() as stack:
+        for original in (engine.plan_turn, engine.finish_turn):
+            stack.enter_context(rebound("interview_turn", original, timer(found, "engine", original)))
         yield found
 
 
@@ -275,20 +118,14 @@ class Driver:
 
     def start(self, session: Session) -> int:
         started_event = event(self.function, START_ROUTE, session.user.token, body=session.script.start)
-        context = lambda_context()
-        started = time.perf_counter_ns()
-        result = self.handler(started_event, context)
-        elapsed = time.perf_counter_ns() - started
+        result, elapsed, _ = call(self.handler, started_event, FUNCTION_ID)
         body = expect_status(result, 201, "start an interview session")
         session.session_id = str(body["session_id"])
         return elapsed
 
     def get(self, session: Session) -> int:
         read_event = event(self.function, GET_ROUTE, session.user.token, session.session_id)
-        context = lambda_context()
-        started = time.perf_counter_ns()
-        result = self.handler(read_event, context)
-        elapsed = time.perf_counter_ns() - started
+        result, elapsed, _ = call(self.handler, read_event, FUNCTION_ID)
         body = expect_status(result, 200, "read an interview session")
         if len(body["turns"]) != session.taken + 1:
             raise RuntimeError(f"GET returned {len(body['turns'])} turns, expected {session.taken + 1}")
@@ -297,11 +134,8 @@ class Driver:
     def turn(self, session: Session, level: str) -> TurnSample:
         turn: Turn = session.script.turns[session.taken]
         turn_event = event(self.function, TURN_ROUTE, session.user.token, session.session_id, turn.body())
-        context = lambda_context()
         self.spans.clear()
-        started = time.perf_counter_ns()
-        result = self.handler(turn_event, context)
-        elapsed = time.perf_counter_ns() - started
+        result, elapsed, _ = call(self.handler, turn_event, FUNCTION_ID)
         body = expect_status(result, 200, f"turn {session.taken + 1} ({turn.kind})")
         session.taken += 1
         meta = body["turn"]

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from bench.common import median
+from bench.harness.report import median
 from bench.interview.corpus import EN_NAMES, EN_PLACES, SEED, script
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
-from bench.common import Report, emit, median, ms, percentile, verdict
+from bench.harness.report import Report, emit, median, ms, percentile, verdict
 from bench.moderation.corpus import (
     LOG_LEVELS,
     P50_TARGET_MS,
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(args.sizes) < 2 or sorted(args.sizes) != args.sizes or args.sizes[0] < 1000:
             parser.error("--sizes: at least two ascending counts, the first >= 1000")
         settings = replace(settings, sizes=tuple(args.sizes))
-    from bench.common import machine_summary
+    from bench.harness.report import machine_summary
 
     print(machine_summary(), flush=True)
     report = run(settings)

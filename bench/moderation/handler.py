@@ -13,22 +13,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.common import (
+from bench.harness.handler import (
     JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
-    Report,
     create_users,
     embedded_database,
     expect_status,
-    median,
-    ms,
-    percentile,
     release_handler_state,
     set_log_level,
     stdout_to_devnull,
-    verdict,
 )
+from bench.harness.report import Report, median, ms, percentile, verdict
+from bench.harness.trips import one_round_trip
 from bench.moderation.corpus import (
     CHECK_PATH,
     FUNCTION_ID,
@@ -41,7 +38,6 @@ from bench.moderation.corpus import (
     SEED,
     chinese_corpus,
 )
-from bench.round_trips import _one_round_trip as one_round_trip
 
 if TYPE_CHECKING:
     from persona_rails_dev.lambda_runtime import Handler

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import callgrind
-from bench.common import REPO_ROOT
+from bench.harness.handler import REPO_ROOT
 
 VARIANTS = ("`rule_score` alone", "`evaluate`, policy default", "`evaluate`, policy stage_aware")
 WARM, MEASURED = 200, 2_000

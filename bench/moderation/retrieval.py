@@ -6,15 +6,8 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from bench.common import (
-    Report,
-    embedded_database,
-    make_token,
-    ms,
-    percentile,
-    release_handler_state,
-    verdict,
-)
+from bench.harness.handler import embedded_database, make_token, release_handler_state
+from bench.harness.report import Report, ms, percentile, verdict
 from bench.moderation.corpus import (
     GROWTH_EXPONENT_TARGET,
     LOG_LEVELS,

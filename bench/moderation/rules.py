@@ -9,11 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bench.common import (
-    Report,
-    median,
-    verdict,
-)
+from bench.harness.report import Report, median, verdict
 from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, TEXT_CHARS, chinese_words, lexicon
 
 if TYPE_CHECKING:

@@ -38,20 +38,19 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-from bench.common import (
+from bench.harness.handler import embedded_database, release_handler_state
+from bench.harness.report import (
     Report,
     bench_main,
-    embedded_database,
     median,
     ms,
     percentile,
-    release_handler_state,
     share,
     trips_cell,
     turn_row,
     verdict,
 )
-from bench.round_trips import _code_label as code_label
+from bench.harness.trips import code_label
 from bench.sps_encounter.corpus import (
     EXPECTED_TRIPS,
     KIND_WEIGHTS,
@@ -114,7 +113,7 @@ def function_fingerprint() -> str:
     so a report names the code it measured even when the tree has uncommitted changes."""
     import hashlib
 
-    from bench.common import REPO_ROOT
+    from bench.harness.handler import REPO_ROOT
 
     root = REPO_ROOT / "functions" / "sps_encounter"
     digest = hashlib.sha256()

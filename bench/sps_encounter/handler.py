@@ -14,7 +14,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.common import (
+from bench.harness.handler import (
     JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
@@ -24,7 +24,7 @@ from bench.common import (
     set_log_level,
     stdout_to_devnull,
 )
-from bench.common import lambda_context as common_lambda_context
+from bench.harness.handler import lambda_context as common_lambda_context
 from bench.sps_encounter.corpus import FUNCTION_ID, LOG_LEVELS, CaseRef, Settings, learner_stream
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from bench import callgrind
-from bench.common import REPO_ROOT
+from bench.harness.handler import REPO_ROOT
 
 TURNS = 2_000
 MODES = ("meta", "text")

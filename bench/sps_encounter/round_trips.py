@@ -16,8 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bench.common import BenchUser, expect_status, release_handler_state, stdout_to_devnull
-from bench.round_trips import _one_round_trip as one_round_trip
+from bench.harness.handler import BenchUser, expect_status, release_handler_state, stdout_to_devnull
+from bench.harness.trips import one_round_trip
 from bench.sps_encounter.corpus import LOG_LEVELS, CaseRef, Settings
 from bench.sps_encounter.handler import (
     START_ROUTE,

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.common import median
+from bench.harness.report import median
 from bench.sps_encounter.corpus import (
     TARGET_TURNS,
     CaseRef,

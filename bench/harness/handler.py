@@ -1,27 +1,20 @@
-"""What every benchmark shares: a throwaway database, users with a rule, API Gateway events,
-child processes, percentiles and the markdown table a result is printed as.
-
-Nothing here is timed: these helpers prepare the work and summarise the measurements.
+"""Loading a function's real handler as Lambda does, its environment, a throwaway database, users
+and tokens, and API Gateway v2 events for the routes the template declares. Nothing here is timed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
-import platform
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -205,10 +198,49 @@ def create_users(owner: Database, count: int) -> list[BenchUser]:
 # --- API Gateway v2 events for the declared routes -------------------------------------------------
 
 
-def intercept_function() -> Function:
+def function(function_id: str) -> Function:
     from persona_rails_dev.template import functions
 
-    return functions()[FUNCTION_ID]
+    return functions()[function_id]
+
+
+def intercept_function() -> Function:
+    return function(FUNCTION_ID)
+
+
+def service_token() -> str:
+    """A backend's token: Supabase's service_role key (`role: service_role`, no `sub`)."""
+    from tests.support.users import service_token as mint
+
+    return mint(JWT_SECRET)
+
+
+def event(
+    declared: Function,
+    route_key: str,
+    token: str,
+    params: dict[str, str] | None = None,
+    *,
+    body: dict[str, Any] | None = None,
+    query: str = "",
+    key: str | None = None,
+) -> dict[str, Any]:
+    """An API Gateway v2 event for a declared route, as events/<function>/ has them: `params` fill
+    the path's placeholders; a body is sent as JSON; `key` is an Idempotency-Key header."""
+    from persona_rails_dev.apigw import http_event
+
+    found = next(r for r in declared.routes if r.route_key == route_key)
+    path = found.path
+    for name, value in (params or {}).items():
+        path = path.replace(f"{{{name}}}", value)
+    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
+    text = None
+    if body is not None:
+        headers["content-type"] = "application/json"
+        text = json.dumps(body, ensure_ascii=False)
+    if key is not None:
+        headers["idempotency-key"] = key
+    return http_event(found, path, params or {}, method=found.method, headers=headers, body=text, query=query)
 
 
 def route(function: Function, method: str, path: str) -> Route:
@@ -261,30 +293,35 @@ def reason_event(function: Function, user: BenchUser, session_id: str, text: str
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
+def _event_loop() -> None:
+    """Mangum drives the app with the calling thread's event loop; Lambda's main thread has one."""
+    try:
+        asyncio.get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def load_intercept_handler() -> Handler:
     """The real lambda_handler, imported from CodeUri + layer as Lambda imports it."""
     from persona_rails_dev.lambda_runtime import load_handler
 
-    # Mangum drives the app with the calling thread's event loop; Lambda's main thread has one.
-    try:
-        asyncio.get_event_loop()
-    except RuntimeError:
-        asyncio.set_event_loop(asyncio.new_event_loop())
+    _event_loop()
     return load_handler(intercept_function())
 
 
-def load_function_handler(function: Function, database_url: str) -> Handler:
-    """A function's real lambda_handler, with the template's variables and this database, and no
-    LLM configured (this module unsets OPENAI_* and the model): every engine answers offline."""
+def load_function_handler(
+    function: Function, database_url: str, extra: dict[str, str] | None = None, unset: tuple[str, ...] = ()
+) -> Handler:
+    """A function's real lambda_handler, with the template's variables (then `extra`, less `unset`)
+    and this database, and no LLM configured (this module unsets OPENAI_* and the model): every
+    engine answers offline."""
     from persona_rails_dev.lambda_runtime import load_handler
 
     release_handler_state()
-    os.environ.update(handler_environment(database_url, function))
-    # Mangum drives the app with the calling thread's event loop; Lambda's main thread has one.
-    try:
-        asyncio.get_event_loop()
-    except RuntimeError:
-        asyncio.set_event_loop(asyncio.new_event_loop())
+    os.environ.update({**handler_environment(database_url, function), **(extra or {})})
+    for name in unset:
+        os.environ.pop(name, None)
+    _event_loop()
     return load_handler(function)
 
 
@@ -333,173 +370,3 @@ def start_session(handler: Handler, function: Function, user: BenchUser) -> str:
     result = handler(start_event(function, user, session_id), lambda_context())
     expect_status(result, 201, "start session")
     return session_id
-
-
-# --- child processes -----------------------------------------------------------------------------
-
-
-def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without anything that changes how Python starts or imports."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith("PYTHON") and not name.startswith("COVERAGE_")
-    }
-    env.update(extra or {})
-    return env
-
-
-@dataclass(frozen=True)
-class ChildRun:
-    spawned_ns: int  # perf_counter_ns() just before the spawn (CLOCK_MONOTONIC, shared by processes)
-    wall_ns: int  # spawn to exit, as the parent sees it
-    output: dict[str, Any]  # the JSON object the child printed last
-
-
-def run_child(script: str, args: Sequence[str], env: dict[str, str], timeout: float = 120) -> ChildRun:
-    """`python -I -c script args...`: isolated mode keeps cwd and PYTHON* variables off sys.path."""
-    spawned = time.perf_counter_ns()
-    completed = subprocess.run(
-        [sys.executable, "-I", "-c", script, *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    wall = time.perf_counter_ns() - spawned
-    if completed.returncode != 0:
-        raise RuntimeError(f"child failed ({completed.returncode}):\n{completed.stderr[-3000:]}")
-    last_line = completed.stdout.strip().splitlines()[-1]
-    return ChildRun(spawned, wall, json.loads(last_line))
-
-
-# --- statistics --------------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile: an observed value, so p99 of 1000 samples is the 990th smallest."""
-    if not values:
-        raise ValueError("no samples")
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
-def median(values: Sequence[float]) -> float:
-    return float(statistics.median(values))
-
-
-def ms(nanoseconds: float) -> str:
-    return f"{nanoseconds / 1e6:.2f}"
-
-
-# --- reporting -----------------------------------------------------------------------------------
-
-
-@dataclass
-class Report:
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    notes: list[str] = field(default_factory=list)
-    passed: bool | None = None  # None: the benchmark has no target
-
-    def markdown(self) -> str:
-        lines = [f"### {self.title}", "", markdown_table(self.headers, self.rows)]
-        if self.notes:
-            lines += ["", *(f"- {note}" for note in self.notes)]
-        return "\n".join(lines) + "\n"
-
-
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        padded = (str(cell).ljust(width) for cell, width in zip(cells, widths, strict=True))
-        return "| " + " | ".join(padded) + " |"
-
-    separator = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
-    return "\n".join([line(headers), separator, *(line(row) for row in rows)])
-
-
-def verdict(passed: bool) -> str:
-    return "PASS" if passed else "FAIL"
-
-
-def machine_summary() -> str:
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    return (
-        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n"
-        f"- machine: {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs (nproc),"
-        f" {platform.system()} {platform.release()}\n"
-        f"- python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})\n"
-        f"- load average at start: {load}\n"
-    )
-
-
-def emit(report: Report) -> None:
-    print(report.markdown(), flush=True)
-
-
-# --- helpers the per-function benchmarks share -------------------------------------------------------
-
-
-def trips_cell(values: list[int]) -> str:
-    """Round trips in a table cell: `2`, or `2–3 (median 2)` when they varied."""
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
-
-
-def share(part: float, whole: float) -> str:
-    return f"{part / whole:.0%}" if whole else "–"
-
-
-def p50_of(samples: Sequence[Any], part: str) -> str:
-    """The median of one timed part (`engine`, `read`, …) of some samples, in ms."""
-    return ms(median([getattr(sample, part) for sample in samples]))
-
-
-def turn_row(label: str, samples: Sequence[Any]) -> list[str]:
-    """A row of a turn table: count, p50/p90/p99, max, and the engine, state and transaction p50s."""
-    totals = [sample.total for sample in samples]
-    return [
-        label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
-        p50_of(samples, "engine"),
-        p50_of(samples, "state"),
-        f"{p50_of(samples, 'read')} / {p50_of(samples, 'write')}",
-    ]
-
-
-def bench_main(
-    doc: str | None,
-    argv: list[str] | None,
-    *,
-    settings: tuple[Any, Any],
-    count: tuple[str, str, str],
-    quick_help: str,
-    run: Callable[[Any], Any],
-) -> int:
-    """A benchmark's command line: `--quick` (the first of `settings`, else the second),
-    `--<count>` (50..100,000, the `count` field of the settings), `--strict` (exit 1 on a miss)."""
-    import argparse
-    from dataclasses import replace
-
-    flag, attribute, count_help = count
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument(f"--{flag}", type=int, dest="count", help=count_help)
-    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
-    args = parser.parse_args(argv)
-    chosen = settings[0] if args.quick else settings[1]
-    if args.count is not None:
-        if not 50 <= args.count <= 100_000:
-            parser.error(f"--{flag} 50..100000")
-        chosen = replace(chosen, **{attribute: args.count})
-    print(machine_summary(), flush=True)
-    report = run(chosen)
-    emit(report)
-    return 1 if args.strict and report.passed is False else 0

@@ -1,0 +1,205 @@
+"""Percentiles, the markdown tables a benchmark prints, a scenario's targets table, and the
+command line every per-function benchmark shares. Nothing here is timed."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+# --- statistics --------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile: an observed value, so p99 of 1000 samples is the 990th smallest."""
+    if not values:
+        raise ValueError("no samples")
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values))
+
+
+def ms(nanoseconds: float) -> str:
+    return f"{nanoseconds / 1e6:.2f}"
+
+
+# --- reporting -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    passed: bool | None = None  # None: the benchmark has no target
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", "", markdown_table(self.headers, self.rows)]
+        if self.notes:
+            lines += ["", *(f"- {note}" for note in self.notes)]
+        return "\n".join(lines) + "\n"
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = (str(cell).ljust(width) for cell, width in zip(cells, widths, strict=True))
+        return "| " + " | ".join(padded) + " |"
+
+    separator = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
+    return "\n".join([line(headers), separator, *(line(row) for row in rows)])
+
+
+def verdict(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def machine_summary() -> str:
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return (
+        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n"
+        f"- machine: {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs (nproc),"
+        f" {platform.system()} {platform.release()}\n"
+        f"- python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})\n"
+        f"- load average at start: {load}\n"
+    )
+
+
+def emit(report: Report) -> None:
+    print(report.markdown(), flush=True)
+
+
+# --- helpers the per-function benchmarks share -------------------------------------------------------
+
+
+def trips_cell(values: list[int]) -> str:
+    """Round trips in a table cell: `2`, or `2–3 (median 2)` when they varied."""
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
+
+
+def share(part: float, whole: float) -> str:
+    return f"{part / whole:.0%}" if whole else "–"
+
+
+def p50_of(samples: Sequence[Any], part: str) -> str:
+    """The median of one timed part (`engine`, `read`, …) of some samples, in ms."""
+    return ms(median([getattr(sample, part) for sample in samples]))
+
+
+def turn_row(label: str, samples: Sequence[Any]) -> list[str]:
+    """A row of a turn table: count, p50/p90/p99, max, and the engine, state and transaction p50s."""
+    totals = [sample.total for sample in samples]
+    return [
+        label,
+        str(len(samples)),
+        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
+        ms(max(totals)),
+        p50_of(samples, "engine"),
+        p50_of(samples, "state"),
+        f"{p50_of(samples, 'read')} / {p50_of(samples, 'write')}",
+    ]
+
+
+def latency_cells(values: Sequence[float]) -> list[str]:
+    """n, p50, p90, p99 and max, in ms."""
+    return [str(len(values)), *(ms(percentile(values, q)) for q in (50, 90, 99)), ms(max(values))]
+
+
+def counts_cell(values: Sequence[str]) -> str:
+    """How often each value occurs, most common first: `a 60%, b 40%`."""
+    found: dict[str, int] = {}
+    for value in values:
+        found[value] = found.get(value, 0) + 1
+    return ", ".join(
+        f"{name} {count / len(values):.0%}" for name, count in sorted(found.items(), key=lambda x: -x[1])
+    )
+
+
+# --- a scenario: several tables, then its targets ------------------------------------------------------
+
+
+def target(label: str, measured: str, passed: bool) -> list[str]:
+    return [label, measured, verdict(passed)]
+
+
+@dataclass
+class ScenarioReport(Report):
+    """Several tables (`sections`), then the targets (this report's own table)."""
+
+    sections: list[Report] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
+
+
+def scenario_report(
+    name: str,
+    sections: list[Report],
+    targets: list[list[str]],
+    *,
+    started: float,
+    notes: Sequence[str] = (),
+    title: str | None = None,
+) -> ScenarioReport:
+    """The measured tables, then the targets table: passed when every counted target passes."""
+    from bench.harness.trips import code_label
+
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return ScenarioReport(
+        title=title or f"{name} targets",
+        headers=["target", "measured", "verdict"],
+        rows=targets,
+        notes=[
+            f"code: {code_label()}.",
+            f"the {name.lower().replace(' ', '-')} benchmark took {time.monotonic() - started:.0f} s; "
+            f"load average at the end: {load}",
+            *notes,
+        ],
+        passed=all(row[-1] == "PASS" for row in targets if not row[-1].endswith("(not counted)")),
+        sections=sections,
+    )
+
+
+def bench_main(
+    doc: str | None,
+    argv: list[str] | None,
+    *,
+    settings: tuple[Any, Any],
+    count: tuple[str, str, str],
+    quick_help: str,
+    run: Callable[[Any], Any],
+) -> int:
+    """A benchmark's command line: `--quick` (the first of `settings`, else the second),
+    `--<count>` (50..100,000, the `count` field of the settings), `--strict` (exit 1 on a miss)."""
+    import argparse
+    from dataclasses import replace
+
+    flag, attribute, count_help = count
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument(f"--{flag}", type=int, dest="count", help=count_help)
+    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
+    args = parser.parse_args(argv)
+    chosen = settings[0] if args.quick else settings[1]
+    if args.count is not None:
+        if not 50 <= args.count <= 100_000:
+            parser.error(f"--{flag} 50..100000")
+        chosen = replace(chosen, **{attribute: args.count})
+    print(machine_summary(), flush=True)
+    report = run(chosen)
+    emit(report)
+    return 1 if args.strict and report.passed is False else 0
