@@ -28,12 +28,12 @@ to check the benchmark.
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bench.chair_interrupt.corpus import (
     EXPECTED_TRIPS,
+    FUNCTION_ID,
     LOG_LEVELS,
     P50_TARGET_MS,
     P99_TARGET_MS,
@@ -53,27 +53,34 @@ from bench.chair_interrupt.handler import (
     MixResults,
     Sample,
     SizeResults,
-    chair_function,
-    create_owners,
-    load_chair_handler,
     measure_mix,
     measure_sizes,
 )
 from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick, quick_report, rate
 from bench.chair_interrupt.round_trips import Pass, measure_round_trips
-from bench.harness.handler import embedded_database, release_handler_state
+from bench.harness.handler import (
+    create_accounts,
+    embedded_database,
+    load_function_handler,
+    release_handler_state,
+)
+from bench.harness.handler import function as harness_function
 from bench.harness.report import (
     Report,
     bench_main,
+    latency_cells,
     median,
     ms,
     p50_of,
     percentile,
+    scenario_report,
     share,
+    split_row,
+    target,
     trips_cell,
     verdict,
 )
-from bench.harness.trips import code_label
+from bench.harness.trips import price_notes, trip_headers, trip_row
 
 OUTCOMES = (
     "interrupt",
@@ -91,13 +98,10 @@ GATED = ("disabled", "chair_interruptions_off")
 
 
 def _evaluation_row(label: str, samples: list[Sample]) -> list[str]:
-    totals = [sample.total for sample in samples]
     two = [s for s in samples if len(s.transactions) == 2]
     return [
         label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
+        *latency_cells([sample.total for sample in samples]),
         p50_of(samples, "engine"),
         p50_of(samples, "hashing"),
         f"{p50_of(two, 'read')} / {p50_of(samples, 'write')}" if two else f"– / {p50_of(samples, 'write')}",
@@ -105,16 +109,7 @@ def _evaluation_row(label: str, samples: list[Sample]) -> list[str]:
 
 
 def _route_row(label: str, samples: list[Sample]) -> list[str]:
-    totals = [sample.total for sample in samples]
-    return [
-        label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
-        "",
-        "",
-        "",
-    ]
+    return [label, *latency_cells([sample.total for sample in samples]), "", "", ""]
 
 
 def headline(mix: MixResults) -> list[Sample]:
@@ -221,9 +216,7 @@ def split_report(mix: MixResults) -> Report:
         ("the rest: Mangum, FastAPI, JWT, models, JSON text, logs, EMF", "rest", warning),
     )
     rows = []
-    for label, part, chosen in parts:
-        values = [getattr(sample, part) for sample in chosen]
-        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"])
+    rows = [split_row(label, [getattr(s, part) for s in chosen], total) for label, part, chosen in parts]
     return Report(
         title=f"Chair interrupt: where an evaluation's time goes (WARNING, {len(warning)} evaluations of part 2)",
         headers=["part", "p50 ms", "p90 ms", "p99 ms", "share of all evaluation time"],
@@ -348,58 +341,30 @@ def trip_summary(passes: list[Pass]) -> TripSummary:
 
 def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
     base, delayed = passes
-    one_base, one_delayed = median(base.one_round_trip), median(delayed.one_round_trip)
-    price = one_delayed - one_base
-    rows, passed = [], True
+    price = delayed.price - base.price
+    rows = []
     for label, _, expected, selector in _categories():
         base_samples, delayed_samples = _select(base.samples, selector), _select(delayed.samples, selector)
-        if not base_samples or not delayed_samples:
-            continue
-        trips = [s.trips for s in base_samples + delayed_samples]
-        worst = max(trips)
-        passed = passed and worst <= ROUND_TRIP_BUDGET
-        base_p50 = median([s.total for s in base_samples])
-        delayed_p50 = median([s.total for s in delayed_samples])
-        rows.append(
-            [
-                label,
-                str(len(trips)),
-                trips_cell(trips),
-                str(expected),
-                f"≤ {ROUND_TRIP_BUDGET}",
-                ms(base_p50),
-                ms(delayed_p50),
-                ms(delayed_p50 - base_p50),
-                ms(median(trips) * price),
-                verdict(worst <= ROUND_TRIP_BUDGET),
-            ]
-        )
+        if base_samples and delayed_samples:
+            trips = [s.trips for s in base_samples + delayed_samples]
+            base_ns, delayed_ns = [s.total for s in base_samples], [s.total for s in delayed_samples]
+            rows.append(
+                trip_row(
+                    label, trips, base_ns, delayed_ns, price, budget=ROUND_TRIP_BUDGET, expected=str(expected)
+                )
+            )
+    passed = all(row[-1] == "PASS" for row in rows)
     delay = settings.delay_ms
     return Report(
         title=f"Chair interrupt: round trips per request (no delay, then {delay:g} ms each way to Postgres)",
-        headers=[
-            "requests",
-            "n",
-            "round trips",
-            "expected",
-            "budget",
-            "p50 ms, no delay",
-            f"p50 ms, +{delay:g} ms each way",
-            "added",
-            "round trips × one round trip's added cost",
-            "verdict",
-        ],
+        headers=trip_headers(delay, expected=True),
         rows=rows,
         notes=[
             f"Per pass: a cold request, then 20 warm-up steps, then {settings.trip_evaluations} evaluations of the same "
             "kind of debates as part 2 (seeded alike, so both passes play the same debates), with the quick checks, "
             "stats and resets they make; round trips counted by `tests/support/delay_proxy.py` on the warm connection; "
             "evaluations grouped by their decision record's outcome; timed around lambda_handler only.",
-            f"One round trip through the proxy (pg8000 `SELECT 1`): p50 {ms(one_base)} ms with no delay, "
-            f"{ms(one_delayed)} ms with {delay:g} ms each way, so each round trip adds {ms(price)} ms: a request "
-            "should take its no-delay p50 plus round trips × that, which the last columns compare.",
-            f"Connection set-up (cold container, not in the rows): the handshake took {base.cold_setup} round "
-            f"trip(s) here (local trust auth), and that first request (a stats read) {base.cold_request} more.",
+            *price_notes(passes, first="request (a stats read)", columns="last columns"),
             f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
         ],
         passed=passed,
@@ -409,20 +374,10 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
 # --- everything --------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class ChairReport(Report):
-    """Several tables (`sections`), then the targets (this report's own table)."""
-
-    sections: list[Report] = field(default_factory=list)
-
-    def markdown(self) -> str:
-        return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
-
-
 def run(settings: Settings | None = None) -> Report:
     settings = settings or Settings()
     started = time.monotonic()
-    function = chair_function()
+    function = harness_function(FUNCTION_ID)
     from persona_rails_dev.lambda_runtime import put_on_path
 
     put_on_path(function)  # the function's modules for the in-process quick check
@@ -430,8 +385,8 @@ def run(settings: Settings | None = None) -> Report:
     check_corpus(chunks)
     quick = measure_quick(chunks, settings.passes)
     with embedded_database() as database:
-        owners = create_owners(database.owner, settings.owners)
-        handler = load_chair_handler(database.url)
+        owners = create_accounts(database.owner, settings.owners)
+        handler = load_function_handler(function, database.url)
         try:
             mix = measure_mix(
                 handler,
@@ -463,31 +418,27 @@ def run(settings: Settings | None = None) -> Report:
     warning = [s.total for s in headline(mix)]
     trips = trip_summary(passes)
     mix_rate = rate(quick, MIX)
+    p50, p99 = percentile(warning, 50), percentile(warning, 99)
     targets = [
-        [
+        target(
             f"quick check ≥ {QUICK_TARGET_PER_SECOND:,} texts/s on one core, 300-character chunks (the mix)",
             f"{mix_rate:,.0f}/s (trigger-free {rate(quick, NO_TRIGGER):,.0f}/s, trigger {rate(quick, TRIGGER):,.0f}/s)",
-            verdict(mix_rate >= QUICK_TARGET_PER_SECOND),
-        ],
-        [
+            mix_rate >= QUICK_TARGET_PER_SECOND,
+        ),
+        target(
             f"evaluate p50 ≤ {P50_TARGET_MS:g} ms (offline evaluator, embedded Postgres)",
-            f"{ms(percentile(warning, 50))} ms",
-            verdict(percentile(warning, 50) <= P50_TARGET_MS * 1e6),
-        ],
-        [
-            f"evaluate p99 ≤ {P99_TARGET_MS:g} ms",
-            f"{ms(percentile(warning, 99))} ms",
-            verdict(percentile(warning, 99) <= P99_TARGET_MS * 1e6),
-        ],
-        [
+            f"{ms(p50)} ms",
+            p50 <= P50_TARGET_MS * 1e6,
+        ),
+        target(f"evaluate p99 ≤ {P99_TARGET_MS:g} ms", f"{ms(p99)} ms", p99 <= P99_TARGET_MS * 1e6),
+        target(
             f"≤ {ROUND_TRIP_BUDGET} round trips per evaluation (expected 2; disabled 1; stats 1; reset 1)",
             f"{trips_cell(trips.evaluation)} (disabled {trips_cell(trips.by_key.get('disabled evaluation', [0]))}, "
             f"stats {trips_cell(trips.by_key['stats'])}, reset {trips_cell(trips.by_key['reset'])}, quick check "
             f"{trips_cell(trips.by_key['quick check'])}); {'as expected' if trips.as_expected else 'NOT as expected'}",
-            verdict(max(trips.evaluation) <= ROUND_TRIP_BUDGET),
-        ],
+            max(trips.evaluation) <= ROUND_TRIP_BUDGET,
+        ),
     ]
-    passed = all(row[-1] == "PASS" for row in targets)
     largest = max(size for _, size in sizes.samples)
     at_largest = {
         language: percentile([s.total for s in samples], 50)
@@ -501,18 +452,7 @@ def run(settings: Settings | None = None) -> Report:
             f"{verdict(max(at_largest.values()) <= P50_TARGET_MS * 1e6)} (not counted)",
         ]
     )
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    return ChairReport(
-        title="Chair interrupt targets",
-        headers=["target", "measured", "verdict"],
-        rows=targets,
-        notes=[
-            f"code: {code_label()}.",
-            f"the chair-interrupt benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
-        ],
-        passed=passed,
-        sections=sections,
-    )
+    return scenario_report("Chair interrupt", sections, targets, started=started)
 
 
 def main(argv: list[str] | None = None) -> int:

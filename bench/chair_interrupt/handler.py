@@ -9,8 +9,7 @@ import random
 import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,16 +28,16 @@ from bench.chair_interrupt.corpus import (
     chunk,
 )
 from bench.harness.handler import (
-    JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
-    create_accounts,
     expect_status,
-    load_function_handler,
+    service_token,
     set_log_level,
     stdout_to_devnull,
 )
-from bench.harness.handler import lambda_context as common_lambda_context
+from bench.harness.handler import event as harness_event
+from bench.harness.timing import Spans, call
+from bench.harness.timing import spans as timing_spans
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
@@ -63,26 +62,6 @@ CHUNKS_PER_SPEECH = 3  # a chair speaks this many chunks, unless interrupted
 QUICK_EVERY = 5  # the quick-check route is also called on every fifth chunk
 
 
-# --- the handler and its events ---------------------------------------------------------------------
-
-
-def chair_function() -> Function:
-    from persona_rails_dev.template import functions
-
-    return functions()[FUNCTION_ID]
-
-
-def load_chair_handler(database_url: str) -> Handler:
-    return load_function_handler(chair_function(), database_url)
-
-
-def service_token() -> str:
-    """The orchestrator's token: Supabase's service_role key (`role: service_role`, no `sub`)."""
-    from tests.support.users import service_token as mint
-
-    return mint(JWT_SECRET)
-
-
 def event(
     function: Function,
     route_key: str,
@@ -92,91 +71,15 @@ def event(
     body: dict[str, Any] | None = None,
     query: str = "",
 ) -> dict[str, Any]:
-    """An API Gateway v2 event for a declared route, as events/chair-interrupt/ has them."""
-    from persona_rails_dev.apigw import http_event
-
-    declared = next(r for r in function.routes if r.route_key == route_key)
-    path = declared.path.replace("{debate_id}", debate_id)
-    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
-    text = None
-    if body is not None:
-        headers["content-type"] = "application/json"
-        text = json.dumps(body, ensure_ascii=False)
-    return http_event(
-        declared,
-        path,
-        {"debate_id": debate_id},
-        method=declared.method,
-        headers=headers,
-        body=text,
-        query=query,
-    )
+    return harness_event(function, route_key, token, {"debate_id": debate_id}, body=body, query=query)
 
 
-def lambda_context() -> Any:
-    return common_lambda_context(FUNCTION_ID)
-
-
-def create_owners(owner: Database, count: int) -> list[BenchUser]:
-    return create_accounts(owner, count)
-
-
-# --- where an evaluation's time goes --------------------------------------------------------------------
-
-
-@dataclass
-class Spans:
-    """What the wrapped calls took during one handler call: the engine (`quick_check` and `decide`,
-    as the service calls them), hashing the request (`context_hash` and `fingerprint`, each a JSON
-    dump of the whole body and a SHA-256), and each transaction (`Database.run_as_user`)."""
-
-    engine: int = 0
-    hashing: int = 0
-    transactions: list[int] = field(default_factory=list)
-
-    def clear(self) -> None:
-        self.engine = self.hashing = 0
-        self.transactions.clear()
-
-
-def _timed(original: Any, found: Spans, part: str) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            setattr(found, part, getattr(found, part) + time.perf_counter_ns() - started)
-
-    return call
-
-
-@contextmanager
-def spans() -> Iterator[Spans]:
-    """Time the engine, the hashing and the transactions from outside (a clock read either side)."""
-    from persona_rails.db.database import Database
-
+def spans() -> AbstractContextManager[Spans]:
+    """engine = `quick_check` + `decide`; hashing = `context_hash` + `fingerprint` (each a JSON dump
+    of the whole body and a SHA-256), as the service calls them; and each transaction."""
     service = sys.modules["chair_interrupt.service"]
-    found = Spans()
     parts = {"quick_check": "engine", "decide": "engine", "context_hash": "hashing", "fingerprint": "hashing"}
-    originals = {name: getattr(service, name) for name in parts}
-    run_as_user = Database.run_as_user
-
-    def timed_run(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return run_as_user(self, claims, *statements)
-        finally:
-            found.transactions.append(time.perf_counter_ns() - started)
-
-    for name, part in parts.items():
-        setattr(service, name, _timed(originals[name], found, part))
-    Database.run_as_user = timed_run  # type: ignore[method-assign]
-    try:
-        yield found
-    finally:
-        Database.run_as_user = run_as_user  # type: ignore[method-assign]
-        for name, original in originals.items():
-            setattr(service, name, original)
+    return timing_spans([(service, name, part) for name, part in parts.items()], sizes=False)
 
 
 # --- debates -------------------------------------------------------------------------------------------------
@@ -326,19 +229,8 @@ class Driver:
         return "user", debate.owner.token
 
     def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], int, int]:
-        context = lambda_context()
         self.spans.clear()
-        if self.proxy is None:
-            started = time.perf_counter_ns()
-            result = self.handler(request, context)
-            return result, time.perf_counter_ns() - started, -1
-        with self.proxy.measure() as counted:
-            started = time.perf_counter_ns()
-            result = self.handler(request, context)
-            elapsed = time.perf_counter_ns() - started
-        if counted.counts.connections:
-            raise RuntimeError(f"{request['routeKey']} opened a new connection on a warm container")
-        return result, elapsed, counted.round_trips
+        return call(self.handler, request, FUNCTION_ID, self.proxy)
 
     # --- the four routes ---
 

@@ -119,6 +119,11 @@ def latency_cells(values: Sequence[float]) -> list[str]:
     return [str(len(values)), *(ms(percentile(values, q)) for q in (50, 90, 99)), ms(max(values))]
 
 
+def split_row(label: str, values: Sequence[float], total: float) -> list[str]:
+    """A row of a "where the time goes" table: p50, p90, p99 in ms and the share of `total`."""
+    return [label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"]
+
+
 def counts_cell(values: Sequence[str]) -> str:
     """How often each value occurs, most common first: `a 60%, b 40%`."""
     found: dict[str, int] = {}
