@@ -158,20 +158,23 @@ def scenario_report(
     *,
     started: float,
     notes: Sequence[str] = (),
-    title: str | None = None,
+    about: Sequence[str] = (),
+    called: str | None = None,
 ) -> ScenarioReport:
-    """The measured tables, then the targets table: passed when every counted target passes."""
+    """The measured tables, then the targets table (`about` the code, then the run, then `notes`):
+    passed when every counted target passes."""
     from bench.harness.trips import code_label
 
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    called = called or name.lower().replace(" ", "-")
     return ScenarioReport(
-        title=title or f"{name} targets",
+        title=f"{name} targets",
         headers=["target", "measured", "verdict"],
         rows=targets,
         notes=[
             f"code: {code_label()}.",
-            f"the {name.lower().replace(' ', '-')} benchmark took {time.monotonic() - started:.0f} s; "
-            f"load average at the end: {load}",
+            *about,
+            f"the {called} benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
             *notes,
         ],
         passed=all(row[-1] == "PASS" for row in targets if not row[-1].endswith("(not counted)")),

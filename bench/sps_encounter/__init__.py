@@ -33,26 +33,33 @@ the benchmark (sizes 1,000 / 10,000 / 20,000).
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from bench.harness.handler import embedded_database, release_handler_state
+from bench.harness.handler import (
+    create_accounts,
+    embedded_database,
+    load_function_handler,
+    release_handler_state,
+)
+from bench.harness.handler import function as harness_function
 from bench.harness.report import (
     Report,
     bench_main,
     median,
     ms,
     percentile,
+    scenario_report,
     share,
     trips_cell,
     turn_row,
     verdict,
 )
-from bench.harness.trips import code_label
+from bench.harness.trips import price_notes
 from bench.sps_encounter.corpus import (
     EXPECTED_TRIPS,
+    FUNCTION_ID,
     KIND_WEIGHTS,
     LINEAR_RATIO_TARGET,
     LOG_LEVELS,
@@ -74,11 +81,8 @@ from bench.sps_encounter.handler import (
     MixResults,
     RouteSize,
     Sample,
-    create_owners,
-    load_sps_handler,
     measure_mix,
     measure_route_sizes,
-    sps_function,
 )
 from bench.sps_encounter.round_trips import Pass, measure_round_trips
 from bench.sps_encounter.validation import (
@@ -606,8 +610,7 @@ def trip_summary(passes: list[Pass]) -> TripSummary:
 
 def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
     base, delayed = passes
-    one_base, one_delayed = median(base.one_round_trip), median(delayed.one_round_trip)
-    price = one_delayed - one_base
+    price = delayed.price - base.price
     rows, passed = [], True
     for label, key, selector in _categories():
         base_samples, delayed_samples = _select(base.samples, selector), _select(delayed.samples, selector)
@@ -664,11 +667,7 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
             "catalog read, its start, its turns, the last keyed turn sent again with its key, a read and two "
             "validations; round trips counted by `tests/support/delay_proxy.py` on the warm connection; timed around "
             "lambda_handler only; decision records counted on the server around every turn (not through the proxy).",
-            f"One round trip through the proxy (pg8000 `SELECT 1`): p50 {ms(one_base)} ms with no delay, "
-            f"{ms(one_delayed)} ms with {delay:g} ms each way, so each round trip adds {ms(price)} ms: a request "
-            "should take its no-delay p50 plus round trips × that, which the last columns compare.",
-            f"Connection set-up (cold container, not in the rows): the handshake took {base.cold_setup} round "
-            f"trip(s) here (local trust auth), and that first request (a start) {base.cold_request} more.",
+            *price_notes(passes, first="request (a start)", columns="last columns"),
             f"Counts {'as' if summary.as_expected else 'NOT as'} expected in the delayed pass (turn 2, start 2, GET 1, "
             "validate 0, stored validation 1, catalog 0, a retried turn 1)"
             + (
@@ -693,23 +692,13 @@ def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
 # --- everything --------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class SpsReport(Report):
-    """Several tables (`sections`), then the targets (this report's own table)."""
-
-    sections: list[Report] = field(default_factory=list)
-
-    def markdown(self) -> str:
-        return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
-
-
 def run(settings: Settings | None = None) -> Report:
     settings = settings or Settings()
     started = time.monotonic()
     code_at_start = function_fingerprint()
     # Powertools warns once when an invocation records no metric (the catalog read): not a finding.
     warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
-    function = sps_function()
+    function = harness_function(FUNCTION_ID)
     from persona_rails_dev.lambda_runtime import put_on_path
 
     put_on_path(function)  # the function's modules, for the engine and the validator in-process
@@ -719,8 +708,8 @@ def run(settings: Settings | None = None) -> Report:
     cases = catalog_cases(config)
     validation = measure_validation(config, settings, SEED, settings.route_sizes)
     with embedded_database() as database:
-        owners = create_owners(database.owner, settings.owners)
-        handler = load_sps_handler(database.url)
+        owners = create_accounts(database.owner, settings.owners)
+        handler = load_function_handler(function, database.url)
         try:
             mix = measure_mix(
                 handler,
@@ -818,26 +807,17 @@ def run(settings: Settings | None = None) -> Report:
             verdict(records_ok),
         ],
     ]
-    passed = all(row[-1] == "PASS" for row in targets)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    return SpsReport(
-        title="SPS encounter targets",
-        headers=["target", "measured", "verdict"],
-        rows=targets,
-        notes=[
-            f"code: {code_label()}.",
-            f"functions/sps_encounter/ (.py and .json): {code_at_start} at the start, "
-            + (
-                "the same at the end."
-                if (code_at_end := function_fingerprint()) == code_at_start
-                else f"**{code_at_end} at the end: it changed during the run**, the numbers mix two versions."
-            ),
-            f"catalog: {', '.join(ref.label for ref in cases)}.",
-            f"the SPS benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
-        ],
-        passed=passed,
-        sections=sections,
-    )
+    code_at_end = function_fingerprint()
+    about = [
+        f"functions/sps_encounter/ (.py and .json): {code_at_start} at the start, "
+        + (
+            "the same at the end."
+            if code_at_end == code_at_start
+            else f"**{code_at_end} at the end: it changed during the run**, the numbers mix two versions."
+        ),
+        f"catalog: {', '.join(ref.label for ref in cases)}.",
+    ]
+    return scenario_report("SPS encounter", sections, targets, started=started, about=about, called="SPS")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,26 +5,24 @@ validate route with large transcripts) and behind the delaying proxy (part 3).""
 
 from __future__ import annotations
 
-import json
 import random
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.handler import (
-    JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
-    create_accounts,
     expect_status,
-    load_function_handler,
+    service_token,
     set_log_level,
     stdout_to_devnull,
 )
-from bench.harness.handler import lambda_context as common_lambda_context
+from bench.harness.handler import event as harness_event
+from bench.harness.timing import Spans, call
+from bench.harness.timing import spans as timing_spans
 from bench.sps_encounter.corpus import FUNCTION_ID, LOG_LEVELS, CaseRef, Settings, learner_stream
 
 if TYPE_CHECKING:
@@ -45,26 +43,6 @@ KEY_SHARE = 0.5  # of POSTs, sent with a fresh Idempotency-Key
 SCENARIOS_EVERY = 3  # a new encounter's owner lists the catalog first, every third encounter
 
 
-# --- the handler and its events ---------------------------------------------------------------------
-
-
-def sps_function() -> Function:
-    from persona_rails_dev.template import functions
-
-    return functions()[FUNCTION_ID]
-
-
-def load_sps_handler(database_url: str) -> Handler:
-    return load_function_handler(sps_function(), database_url)
-
-
-def service_token() -> str:
-    """The platform's backend: Supabase's service_role key (`role: service_role`, no `sub`)."""
-    from tests.support.users import service_token as mint
-
-    return mint(JWT_SECRET)
-
-
 def event(
     function: Function,
     route_key: str,
@@ -75,121 +53,25 @@ def event(
     query: str = "",
     key: str | None = None,
 ) -> dict[str, Any]:
-    """An API Gateway v2 event for a declared route, as events/sps-encounter/ has them."""
-    from persona_rails_dev.apigw import http_event
-
-    declared = next(r for r in function.routes if r.route_key == route_key)
-    path = declared.path.replace("{encounter_id}", encounter_id or "")
-    params = {"encounter_id": encounter_id} if encounter_id and "{encounter_id}" in declared.path else {}
-    headers = {"authorization": f"Bearer {token}", "user-agent": "persona-rails-bench"}
-    text = None
-    if body is not None:
-        headers["content-type"] = "application/json"
-        text = json.dumps(body, ensure_ascii=False)
-    if key is not None:
-        headers["idempotency-key"] = key
-    return http_event(declared, path, params, method=declared.method, headers=headers, body=text, query=query)
+    params = {"encounter_id": encounter_id} if encounter_id and "{encounter_id}" in route_key else None
+    return harness_event(function, route_key, token, params, body=body, query=query, key=key)
 
 
-def lambda_context() -> Any:
-    return common_lambda_context(FUNCTION_ID)
-
-
-def create_owners(owner: Database, count: int) -> list[BenchUser]:
-    return create_accounts(owner, count)
-
-
-# --- where a turn's time goes -----------------------------------------------------------------------------
-
-
-@dataclass
-class Spans:
-    """What the wrapped calls took during one handler call: the engine (`phrasing.take_turn`, as
-    the service calls it: the learner turn, the plan, the offline phrasing, the finish), the runtime
-    state's conversions (`SPSRuntimeState.from_json` / `to_json`), resolving the stored case
-    (`cases.stored`), hashing the request (`fingerprint`), and each transaction
-    (`Database.run_as_user`)."""
-
-    engine: int = 0
-    state: int = 0
-    case: int = 0
-    hashing: int = 0
-    transactions: list[int] = field(default_factory=list)
-    sent: list[int] = field(default_factory=list)  # bytes each transaction wrote (when counted)
-    writing: int = 0
-
-    def clear(self) -> None:
-        self.engine = self.state = self.case = self.hashing = 0
-        self.transactions.clear()
-        self.sent.clear()
-
-
-def _timer(found: Spans, part: str, original: Any) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            setattr(found, part, getattr(found, part) + time.perf_counter_ns() - started)
-
-    return call
-
-
-@contextmanager
-def _patched(owner: Any, attribute: str, replacement: Any) -> Iterator[None]:
-    original = owner.__dict__[attribute] if isinstance(owner, type) else getattr(owner, attribute)
-    setattr(owner, attribute, replacement)
-    try:
-        yield
-    finally:
-        setattr(owner, attribute, original)
-
-
-@contextmanager
-def spans(*, count_bytes: bool = False) -> Iterator[Spans]:
-    """Time the engine, the state's conversions, the case, the hashing and the transactions from
-    outside (a clock read either side of each), where the service calls them; with `count_bytes`,
-    also count what each transaction writes to the socket (pg8000's `_write`)."""
-    import pg8000.core
-
-    from persona_rails.db.database import Database
+def spans(*, count_bytes: bool = False) -> AbstractContextManager[Spans]:
+    """engine = `phrasing.take_turn` (the learner turn, the plan, the offline phrasing, the finish);
+    state = `SPSRuntimeState.from_json` / `to_json`; case = `cases.stored`; hashing = `fingerprint`;
+    each where the service calls it; and each transaction."""
     from sps_encounter import cases, phrasing, service
     from sps_encounter.engine.state import SPSRuntimeState
 
-    found = Spans()
-    run_as_user, write = Database.run_as_user, pg8000.core._write
-    to_json, from_json = SPSRuntimeState.to_json, SPSRuntimeState.__dict__["from_json"].__func__
-
-    def timed_run(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
-        found.writing = 0
-        started = time.perf_counter_ns()
-        try:
-            return run_as_user(self, claims, *statements)
-        finally:
-            found.transactions.append(time.perf_counter_ns() - started)
-            found.sent.append(found.writing)
-
-    def counted_write(sock: Any, data: bytes) -> None:
-        found.writing += len(data)
-        write(sock, data)
-
-    def timed_from_json(cls: type[SPSRuntimeState], data: dict[str, Any]) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return from_json(cls, data)
-        finally:
-            found.state += time.perf_counter_ns() - started
-
-    with ExitStack() as stack:
-        stack.enter_context(_patched(phrasing, "take_turn", _timer(found, "engine", phrasing.take_turn)))
-        stack.enter_context(_patched(cases, "stored", _timer(found, "case", cases.stored)))
-        stack.enter_context(_patched(service, "fingerprint", _timer(found, "hashing", service.fingerprint)))
-        stack.enter_context(_patched(SPSRuntimeState, "to_json", _timer(found, "state", to_json)))
-        stack.enter_context(_patched(SPSRuntimeState, "from_json", classmethod(timed_from_json)))
-        stack.enter_context(_patched(Database, "run_as_user", timed_run))
-        if count_bytes:
-            stack.enter_context(_patched(pg8000.core, "_write", counted_write))
-        yield found
+    parts = [
+        (phrasing, "take_turn", "engine"),
+        (cases, "stored", "case"),
+        (service, "fingerprint", "hashing"),
+        (SPSRuntimeState, "to_json", "state"),
+        (SPSRuntimeState, "from_json", "state"),
+    ]
+    return timing_spans(parts, count_bytes=count_bytes)
 
 
 # --- encounters -------------------------------------------------------------------------------------------
@@ -301,21 +183,9 @@ class Driver:
 
     def _call(self, request: dict[str, Any], counting: bool = False) -> tuple[dict[str, Any], int, int, int]:
         """(result, nanoseconds, round trips or -1, decision records written or -1)."""
-        context = lambda_context()
         self.spans.clear()
         before = count_records(self.records_of) if counting and self.records_of is not None else -1
-        if self.proxy is None:
-            started = time.perf_counter_ns()
-            result = self.handler(request, context)
-            elapsed, trips = time.perf_counter_ns() - started, -1
-        else:
-            with self.proxy.measure() as counted:
-                started = time.perf_counter_ns()
-                result = self.handler(request, context)
-                elapsed = time.perf_counter_ns() - started
-            if counted.counts.connections:
-                raise RuntimeError(f"{request['routeKey']} opened a new connection on a warm container")
-            trips = counted.round_trips
+        result, elapsed, trips = call(self.handler, request, FUNCTION_ID, self.proxy)
         written = (
             count_records(self.records_of) - before if before >= 0 and self.records_of is not None else -1
         )
@@ -642,10 +512,7 @@ def measure_route_sizes(
                     raw = request["body"]
                     timings = []
                     for attempt in range(requests + 1):
-                        context = lambda_context()
-                        started = time.perf_counter_ns()
-                        result = handler(request, context)
-                        elapsed = time.perf_counter_ns() - started
+                        result, elapsed, _ = call(handler, request, FUNCTION_ID)
                         expect_status(result, 200, f"validate {size:,} turns")
                         if attempt:
                             timings.append(elapsed)
