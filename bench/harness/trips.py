@@ -38,15 +38,15 @@ class Pass:
 
 @contextmanager
 def proxied(
-    database_url: str, result: Pass, load: Callable[[str], Handler]
+    database_url: str, result: Pass, load: Callable[[str], Handler], prices: int = 200
 ) -> Iterator[tuple[DelayProxy, Handler]]:
     """A handler whose DATABASE_URL is the proxy (`result.delay_ms` each way); after the pass, the
-    proxy's price of one round trip (200 `SELECT 1`)."""
+    proxy's price of one round trip (`prices` times `SELECT 1`)."""
     with DelayProxy.to(database_url, delay_seconds=result.delay_ms / 1000) as proxy:
         handler = load(proxy.url_for(database_url))
         try:
             yield proxy, handler
-            result.one_round_trip = one_round_trip(proxy, database_url, 200)
+            result.one_round_trip = one_round_trip(proxy, database_url, prices)
         finally:
             release_handler_state()
 

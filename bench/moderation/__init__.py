@@ -32,7 +32,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
-from bench.harness.report import Report, emit, median, ms, percentile, verdict
+from bench.harness.report import Report, emit, machine_summary, median, ms, percentile, target, trips_cell
 from bench.moderation.corpus import (
     LOG_LEVELS,
     P50_TARGET_MS,
@@ -43,7 +43,7 @@ from bench.moderation.corpus import (
     Settings,
     chinese_corpus,
 )
-from bench.moderation.handler import _trips_cell, measure_small, meets, round_trip_report, warm_report
+from bench.moderation.handler import measure_small, meets, round_trip_report, warm_report
 from bench.moderation.retrieval import measure_retrieval, probe_report, retrieval_report
 from bench.moderation.rules import TARGETED_VARIANTS, measure_rules, rule_report
 from bench.moderation.scale_database import QUERY_KINDS
@@ -97,37 +97,31 @@ def run(settings: Settings | None = None) -> Report:
     best_rule = min(median(rules.per_second[name]) for name in TARGETED_VARIANTS)
     headline = small.warm[LOG_LEVELS[0]].all
     worst_trips = max(*small.round_trips.fresh_trips, *small.round_trips.reused_trips)
+    p50, p99 = percentile(headline, 50), percentile(headline, 99)
+    fresh, reused = small.round_trips.fresh_trips, small.round_trips.reused_trips
     targets = [
-        [
+        target(
             "rule-only checks ≥ 20,000/s on one core",
             f"{best_rule:,.0f}/s (slower policy)",
-            verdict(rule.passed is True),
-        ],
-        [
-            f"warm handler p50 ≤ {P50_TARGET_MS:g} ms",
-            f"{ms(percentile(headline, 50))} ms",
-            verdict(percentile(headline, 50) <= P50_TARGET_MS * 1e6),
-        ],
-        [
-            f"warm handler p99 ≤ {P99_TARGET_MS:g} ms",
-            f"{ms(percentile(headline, 99))} ms",
-            verdict(percentile(headline, 99) <= P99_TARGET_MS * 1e6),
-        ],
-        [
+            rule.passed is True,
+        ),
+        target(f"warm handler p50 ≤ {P50_TARGET_MS:g} ms", f"{ms(p50)} ms", p50 <= P50_TARGET_MS * 1e6),
+        target(f"warm handler p99 ≤ {P99_TARGET_MS:g} ms", f"{ms(p99)} ms", p99 <= P99_TARGET_MS * 1e6),
+        target(
             f"≤ {ROUND_TRIP_BUDGET} round trips per check",
-            f"fresh {_trips_cell(small.round_trips.fresh_trips)}, reused {_trips_cell(small.round_trips.reused_trips)}",
-            verdict(worst_trips <= ROUND_TRIP_BUDGET),
-        ],
-        ["retrieval sub-linear with HNSW, filter honoured", lookup_summary, verdict(lookup_passed)],
+            f"fresh {trips_cell(fresh)}, reused {trips_cell(reused)}",
+            worst_trips <= ROUND_TRIP_BUDGET,
+        ),
+        target("retrieval sub-linear with HNSW, filter honoured", lookup_summary, lookup_passed),
     ]
     for measured in retrieval.handler:
         latencies = measured.latencies.all
         targets.append(
-            [
+            target(
                 f"(beyond the issue) warm handler p50/p99 with {measured.rows:,} rows stored, {measured.caller}",
                 f"{ms(percentile(latencies, 50))} / {ms(percentile(latencies, 99))} ms",
-                verdict(meets(latencies)),
-            ]
+                meets(latencies),
+            )
         )
     sections = [rule, warm, trips, lookup, probes]
     passed = all(section.passed is not False for section in sections)
@@ -165,8 +159,6 @@ def main(argv: list[str] | None = None) -> int:
         if len(args.sizes) < 2 or sorted(args.sizes) != args.sizes or args.sizes[0] < 1000:
             parser.error("--sizes: at least two ascending counts, the first >= 1000")
         settings = replace(settings, sizes=tuple(args.sizes))
-    from bench.harness.report import machine_summary
-
     print(machine_summary(), flush=True)
     report = run(settings)
     emit(report)

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import json
-import os
 import random
-import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.handler import (
-    JWT_SECRET,
     QUIET_POWERTOOLS,
     BenchUser,
     create_users,
     embedded_database,
     expect_status,
+    load_function_handler,
     release_handler_state,
     set_log_level,
     stdout_to_devnull,
 )
-from bench.harness.report import Report, median, ms, percentile, verdict
-from bench.harness.trips import one_round_trip
+from bench.harness.handler import event as harness_event
+from bench.harness.handler import function as harness_function
+from bench.harness.report import Report, latency_cells, ms, percentile, trips_cell, verdict
+from bench.harness.timing import call, spans
+from bench.harness.trips import Pass, cold, proxied
 from bench.moderation.corpus import (
     CHECK_PATH,
     FUNCTION_ID,
@@ -44,38 +42,17 @@ if TYPE_CHECKING:
     from persona_rails_dev.template import Function
 
 
-# --- the handler -------------------------------------------------------------------------------------
-
-
-def moderation_function() -> Function:
-    from persona_rails_dev.template import functions
-
-    return functions()[FUNCTION_ID]
+# --- the handler ------------------------------------------------------------------------------------
 
 
 def load_moderation_handler(database_url: str) -> Handler:
-    """The real lambda_handler, with the template's variables and this database; offline."""
-    from persona_rails_dev.lambda_runtime import load_handler
-    from persona_rails_dev.template import literal_environment
-
-    release_handler_state()
-    function = moderation_function()
-    os.environ.update(
-        {
-            **literal_environment(function),
-            **QUIET_POWERTOOLS,
-            "POWERTOOLS_SERVICE_NAME": "moderation-check",
-            "DATABASE_URL": database_url,
-            "SUPABASE_JWT_SECRET": JWT_SECRET,
-        }
+    """`!Ref EmbeddingModel` defaults to "" (the offline embedder); no LLM key: no third party."""
+    return load_function_handler(
+        harness_function(FUNCTION_ID),
+        database_url,
+        {"POWERTOOLS_SERVICE_NAME": "moderation-check"},
+        unset=("PERSONA_RAILS_EMBEDDING_MODEL",),
     )
-    # `!Ref EmbeddingModel` defaults to "" (the offline embedder); no LLM key: no third party.
-    os.environ.pop("PERSONA_RAILS_EMBEDDING_MODEL", None)
-    try:
-        asyncio.get_event_loop()
-    except RuntimeError:
-        asyncio.set_event_loop(asyncio.new_event_loop())
-    return load_handler(function)
 
 
 def check_payload(text: str, stage: int, policy: str) -> dict[str, Any]:
@@ -88,22 +65,7 @@ def check_payload(text: str, stage: int, policy: str) -> dict[str, Any]:
 
 
 def check_event(function: Function, token: str, text: str, stage: int, policy: str) -> dict[str, Any]:
-    from persona_rails_dev.apigw import http_event
-
-    declared = next(r for r in function.routes if r.method == "POST" and r.path == CHECK_PATH)
-    headers = {
-        "authorization": f"Bearer {token}",
-        "content-type": "application/json",
-        "user-agent": "persona-rails-bench",
-    }
-    body = json.dumps(check_payload(text, stage, policy), ensure_ascii=False)
-    return http_event(declared, CHECK_PATH, {}, method="POST", headers=headers, body=body)
-
-
-def lambda_context() -> Any:
-    from persona_rails_dev.lambda_runtime import LambdaContext
-
-    return LambdaContext(FUNCTION_ID)
+    return harness_event(function, f"POST {CHECK_PATH}", token, body=check_payload(text, stage, policy))
 
 
 @dataclass(frozen=True)
@@ -164,59 +126,34 @@ class Latencies:
             self.fresh_reused += reused
 
 
-@contextmanager
-def transaction_spans() -> Iterator[list[int]]:
-    """Record how long each `Database.run_as_user` takes (a check's recall, then its write): the
-    split of a check's time. Costs a clock read either side of each transaction."""
-    from persona_rails.db.database import Database
-
-    original = Database.run_as_user
-    spans: list[int] = []
-
-    def timed(self: Database, claims: dict[str, Any], *statements: tuple[str, dict[str, Any]]) -> Any:
-        started = time.perf_counter_ns()
-        try:
-            return original(self, claims, *statements)
-        finally:
-            spans.append(time.perf_counter_ns() - started)
-
-    Database.run_as_user = timed  # type: ignore[method-assign]
-    try:
-        yield spans
-    finally:
-        Database.run_as_user = original  # type: ignore[method-assign]
-
-
 def run_checks(
     handler: Handler, function: Function, plan: list[Check], warmup: int, levels: Sequence[str]
 ) -> dict[str, Latencies]:
     """Each check through lambda_handler, timed around the call only; log levels alternate."""
     measured = {level: Latencies() for level in levels}
-    with stdout_to_devnull(), transaction_spans() as spans:
+    # A check's recall, then its write: the split of its time.
+    with stdout_to_devnull(), spans(sizes=False) as found:
         try:
             for index, check in enumerate(plan):
                 level = levels[index % len(levels)]
                 set_log_level(level)
                 event = check_event(function, check.token, check.text, check.stage, check.policy)
-                context = lambda_context()
                 if index == warmup:
                     gc.collect()  # measure from a clean heap, as a warm container would be
-                spans.clear()
-                started = time.perf_counter_ns()
-                result = handler(event, context)
-                elapsed = time.perf_counter_ns() - started
+                found.clear()
+                result, elapsed, _ = call(handler, event, FUNCTION_ID)
                 body = expect_status(result, 200, "moderation check")
                 if index >= warmup:
                     reused = bool(body["results"]["intimacy"]["reused"])
-                    measured[level].add(check, elapsed, reused, list(spans))
+                    measured[level].add(check, elapsed, reused, list(found.transactions))
         finally:
             set_log_level(QUIET_POWERTOOLS["POWERTOOLS_LOG_LEVEL"])
     return measured
 
 
 def latency_row(label: str, samples: list[int], reused: str, split: str = "") -> list[str]:
-    quantiles = [ms(percentile(samples, q)) for q in (50, 90, 99)]
-    return [label, str(len(samples)), reused, *quantiles, ms(max(samples)), split]
+    n, *quantiles = latency_cells(samples)
+    return [label, n, reused, *quantiles, split]
 
 
 LATENCY_HEADERS = [
@@ -255,66 +192,44 @@ def latency_rows(prefix: str, latencies: Latencies) -> list[list[str]]:
 
 
 @dataclass
-class RoundTrips:
-    fresh_trips: list[int]
-    reused_trips: list[int]
-    fresh_ns: list[int]
-    reused_ns: list[int]
-    reused_ok: int
-    cold_setup: int
-    cold_request: int
-    one_round_trip: list[int]
+class RoundTrips(Pass):
+    fresh_trips: list[int] = field(default_factory=list)
+    reused_trips: list[int] = field(default_factory=list)
+    fresh_ns: list[int] = field(default_factory=list)
+    reused_ns: list[int] = field(default_factory=list)
+    reused_ok: int = 0
 
 
 def measure_round_trips(
     database_url: str, function: Function, people: list[BenchUser], *, checks: int, warmup: int, seed: int
 ) -> RoundTrips:
     """Through the delaying proxy: for each pair, a fresh text, then the same text again (reused)."""
-    from tests.support.delay_proxy import DelayProxy
-
     texts = iter(chinese_corpus(warmup + checks + 1, seed))
     rng = random.Random(seed)
-    result = RoundTrips([], [], [], [], 0, 0, 0, [])
-    with DelayProxy.to(database_url, delay_seconds=0.001) as proxy:
-        handler = load_moderation_handler(proxy.url_for(database_url))
-        try:
-            with stdout_to_devnull():
-                user = people[0]
-                with proxy.measure() as cold:
-                    body = expect_status(
-                        handler(
-                            check_event(function, user.token, next(texts), 2, "default"), lambda_context()
-                        ),
-                        200,
-                        "first check",
-                    )
-                result.cold_setup, result.cold_request = cold.setup_round_trips, cold.request_round_trips
-                for index in range(warmup + checks):
-                    user = people[index % len(people)]
-                    text, stage = next(texts), rng.randint(1, 5)
-                    policy = "default" if index % 3 else "stage_aware"
-                    for kind in ("fresh", "reused"):
-                        event = check_event(function, user.token, text, stage, policy)
-                        context = lambda_context()
-                        with proxy.measure() as counted:
-                            started = time.perf_counter_ns()
-                            reply = handler(event, context)
-                            elapsed = time.perf_counter_ns() - started
-                        body = expect_status(reply, 200, f"{kind} check")
-                        if counted.counts.connections:
-                            raise RuntimeError("a warm check opened a new connection")
-                        if index < warmup:
-                            continue
-                        if kind == "fresh":
-                            result.fresh_trips.append(counted.round_trips)
-                            result.fresh_ns.append(elapsed)
-                        else:
-                            result.reused_trips.append(counted.round_trips)
-                            result.reused_ns.append(elapsed)
-                            result.reused_ok += bool(body["results"]["intimacy"]["reused"])
-            result.one_round_trip = one_round_trip(proxy, database_url, max(checks, 100))
-        finally:
-            release_handler_state()
+    result = RoundTrips(1.0)
+    with (
+        proxied(database_url, result, load_moderation_handler, max(checks, 100)) as (proxy, handler),
+        stdout_to_devnull(),
+    ):
+        request = check_event(function, people[0].token, next(texts), 2, "default")
+        cold(proxy, handler, request, function_id=FUNCTION_ID, result=result, status=200)
+        for index in range(warmup + checks):
+            user = people[index % len(people)]
+            text, stage = next(texts), rng.randint(1, 5)
+            policy = "default" if index % 3 else "stage_aware"
+            for kind in ("fresh", "reused"):
+                event = check_event(function, user.token, text, stage, policy)
+                reply, elapsed, trips = call(handler, event, FUNCTION_ID, proxy)
+                body = expect_status(reply, 200, f"{kind} check")
+                if index < warmup:
+                    continue
+                if kind == "fresh":
+                    result.fresh_trips.append(trips)
+                    result.fresh_ns.append(elapsed)
+                else:
+                    result.reused_trips.append(trips)
+                    result.reused_ns.append(elapsed)
+                    result.reused_ok += bool(body["results"]["intimacy"]["reused"])
     return result
 
 
@@ -329,7 +244,7 @@ class SmallDatabaseResults:
 
 
 def measure_small(checks: int, warmup: int, users: int, pairs: int) -> SmallDatabaseResults:
-    function = moderation_function()
+    function = harness_function(FUNCTION_ID)
     with embedded_database() as database:
         people = create_users(database.owner, users)
         handler = load_moderation_handler(database.url)
@@ -398,11 +313,6 @@ def warm_report(small: SmallDatabaseResults, at_scale: list[AtScaleHandler]) -> 
     )
 
 
-def _trips_cell(values: list[int]) -> str:
-    low, high = min(values), max(values)
-    return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
-
-
 def round_trip_report(small: SmallDatabaseResults) -> Report:
     trips = small.round_trips
     worst = max(*trips.fresh_trips, *trips.reused_trips)
@@ -411,7 +321,7 @@ def round_trip_report(small: SmallDatabaseResults) -> Report:
         [
             label,
             str(len(samples)),
-            _trips_cell(counts),
+            trips_cell(counts),
             f"≤ {ROUND_TRIP_BUDGET}",
             ms(percentile(samples, 50)),
             ms(percentile(samples, 99)),

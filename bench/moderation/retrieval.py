@@ -7,8 +7,10 @@ import random
 from typing import TYPE_CHECKING
 
 from bench.harness.handler import embedded_database, make_token, release_handler_state
+from bench.harness.handler import function as harness_function
 from bench.harness.report import Report, ms, percentile, verdict
 from bench.moderation.corpus import (
+    FUNCTION_ID,
     GROWTH_EXPONENT_TARGET,
     LOG_LEVELS,
     SEED,
@@ -20,7 +22,6 @@ from bench.moderation.handler import (
     AtScaleHandler,
     check_plan,
     load_moderation_handler,
-    moderation_function,
     run_checks,
 )
 from bench.moderation.scale_database import (
@@ -167,7 +168,7 @@ def probe_filter(scale: ScaleDatabase, text: str, planted: dict[str, str]) -> li
 
 def measure_handler_at_scale(scale: ScaleDatabase, checks: int, warmup: int) -> list[AtScaleHandler]:
     """The handler on the big database: the heavy user, then light users in rotation."""
-    function = moderation_function()
+    function = harness_function(FUNCTION_ID)
     handler = load_moderation_handler(scale.url)
     measured = []
     try:
