@@ -52,12 +52,11 @@ from bench.chair_interrupt.handler import (
     STATS_ROUTE,
     MixResults,
     Sample,
-    SizeResults,
     measure_mix,
-    measure_sizes,
 )
 from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick, quick_report, rate
 from bench.chair_interrupt.round_trips import Pass, measure_round_trips
+from bench.chair_interrupt.sizes import measure_sizes, size_report
 from bench.harness.handler import (
     create_accounts,
     embedded_database,
@@ -230,58 +229,6 @@ def split_report(mix: MixResults) -> Report:
 
 
 # --- 2b. the length of debate_so_far ----------------------------------------------------------------------------
-
-
-def size_report(sizes: SizeResults) -> Report:
-    rows = []
-    for (language, size), samples in sizes.samples.items():
-        totals = [s.total for s in samples]
-        rows.append(
-            [
-                "English" if language == "en" else "Chinese",
-                f"{size:,}",
-                str(len(samples)),
-                ms(percentile(totals, 50)),
-                ms(percentile(totals, 99)),
-                p50_of(samples, "hashing"),
-                p50_of(samples, "rest"),
-                ms(sizes.validation[(language, size)]),
-            ]
-        )
-    largest = max(size for _, size in sizes.samples)
-    worst = max(
-        (percentile([s.total for s in samples], 50), language)
-        for (language, size), samples in sizes.samples.items()
-        if size == largest
-    )
-    return Report(
-        title="Chair interrupt: evaluate against the length of `debate_so_far` (WARNING; beyond the issue)",
-        headers=[
-            "debate language",
-            "`debate_so_far` characters",
-            "n",
-            "p50 ms",
-            "p99 ms",
-            "p50 hashing ms",
-            "p50 rest ms",
-            "`EvaluateRequest` validation alone, in-process, ms",
-        ],
-        rows=rows,
-        notes=[
-            "After part 2, on the same warm handler and database: per language and length, one debate (3–5 chairs, "
-            "cooldown 0 s so chairs stay eligible) evaluated chunk after chunk with a `debate_so_far` of exactly that "
-            "many characters of the corpus, lengths in rotation, after two untimed rounds. The schema accepts up to "
-            "50,000 characters; the engine reads only the last 800 (`context_chars`), and the decision record keeps "
-            "those 800.",
-            "the last column is `EvaluateRequest.model_validate_json` on the same body, in-process (median of 21): "
-            "`debate_so_far` is `PrintableText`, whose validator (`persona_rails.text`) checks, filters and "
-            "normalises the whole text character by character in Python. `rest` is the handler's time outside the "
-            "engine, the hashing and the transactions, so it includes that validation.",
-            f"at {largest:,} characters the p50 is {ms(worst[0])} ms ({'English' if worst[1] == 'en' else 'Chinese'}), "
-            f"against the issue's 5 ms p50 (judged on part 2's realistic mix, where `debate_so_far` stays under "
-            "~18,000 characters).",
-        ],
-    )
 
 
 # --- 3. round trips -------------------------------------------------------------------------------------------

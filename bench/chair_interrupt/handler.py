@@ -4,10 +4,8 @@ between rounds. Used in-process (part 2) and behind the delaying proxy (part 3).
 
 from __future__ import annotations
 
-import json
 import random
 import sys
-import time
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -437,78 +435,3 @@ def measure_mix(
 
 
 # --- 2b. the length of debate_so_far ------------------------------------------------------------------------
-
-
-@dataclass
-class SizeResults:
-    samples: dict[tuple[str, int], list[Sample]]  # (language, debate_so_far characters) -> evaluations
-    validation: dict[tuple[str, int], float]  # `EvaluateRequest.model_validate_json` alone, ns (median)
-
-
-def history(rng: random.Random, language: str, size: int) -> str:
-    """`size` characters of a debate so far: corpus chunks (20 % with a trigger), as part 2 sends them."""
-    joiner = "\n" if language == "en" else ""
-    parts: list[str] = []
-    while sum(len(part) + len(joiner) for part in parts) < size:
-        reason = rng.choices(REASONS, REASON_WEIGHTS)[0] if rng.random() < TRIGGER_SHARE else None
-        parts.append(chunk(rng, language, reason).text)
-    text = joiner.join(parts)[:size]
-    return text.strip() if text else text
-
-
-def measure_sizes(
-    handler: Handler,
-    *,
-    function: Function,
-    owners: list[BenchUser],
-    settings: Settings,
-    seed: int,
-) -> SizeResults:
-    """Evaluations whose `debate_so_far` has exactly each of `settings.history_sizes` characters,
-    English and Chinese, sizes in rotation (WARNING, cooldown 0 so every chair stays eligible), on
-    the same warm handler after part 2; and the request's validation alone, in-process."""
-    import gc
-
-    from chair_interrupt.schemas import EvaluateRequest
-
-    rng = random.Random(seed)
-    groups = [(language, size) for size in settings.history_sizes for language in LANGUAGES]
-    texts = {(language, size): history(rng, language, size) for language, size in groups}
-    result = SizeResults({group: [] for group in groups}, {})
-    with stdout_to_devnull(), spans() as found:
-        driver = Driver(handler, function, found=found, settings=settings, owners=owners, seed=seed)
-        debates = {}
-        for index, group in enumerate(groups):
-            debate = new_debate(rng, owners[index % len(owners)], settings, LANGUAGES.index(group[0]))
-            debate.cooldown, debate.enabled, debate.allow_chairs = 0, True, True
-            debates[group] = debate
-        set_log_level(LOG_LEVELS[0])
-        gc.collect()
-        for _ in range(settings.size_evaluations + 2):  # two untimed rounds first
-            for group in groups:
-                result.samples[group].append(driver.evaluate(debates[group], LOG_LEVELS[0], texts[group]))
-    for group in groups:
-        del result.samples[group][:2]
-        debate = debates[group]
-        speaker = debate.seats[0]
-        body = {
-            "current_speaker": speaker.body(),
-            "other_chairs": [seat.body() for seat in debate.seats[1:]],
-            "recent_content": debate.chunks[-1],
-            "debate_so_far": texts[group],
-            "topic": debate.topic,
-            "interruptions": {
-                "enabled": True,
-                "allow_chair_interruptions": True,
-                "aggressiveness": debate.aggressiveness,
-                "cooldown_seconds": 0,
-            },
-        }
-        raw = json.dumps(body, ensure_ascii=False)
-        timings = []
-        for _ in range(21):
-            started = time.perf_counter_ns()
-            EvaluateRequest.model_validate_json(raw)
-            timings.append(time.perf_counter_ns() - started)
-        result.validation[group] = sorted(timings)[len(timings) // 2]
-    return result

@@ -6,24 +6,20 @@ validate route with large transcripts) and behind the delaying proxy (part 3).""
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.handler import (
-    QUIET_POWERTOOLS,
     BenchUser,
     expect_status,
     service_token,
-    set_log_level,
-    stdout_to_devnull,
 )
 from bench.harness.handler import event as harness_event
 from bench.harness.timing import Spans, call
 from bench.harness.timing import spans as timing_spans
-from bench.sps_encounter.corpus import FUNCTION_ID, LOG_LEVELS, CaseRef, Settings, learner_stream
+from bench.sps_encounter.corpus import FUNCTION_ID, CaseRef, Settings, learner_stream
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
@@ -365,175 +361,7 @@ class Driver:
         return [read, self.validate(encounter, transcript, level, store=store)]
 
 
-def read_records(owner: Database, samples: list[Sample]) -> dict[str, tuple[str, int]]:
-    """The decision records of each turn (their subject), read as the owner: function/kind, rows."""
-    ids = [sample.turn_id for sample in samples if sample.turn_id]
-    with owner.as_owner() as tx:
-        rows = tx.rows(
-            "SELECT subject_id::text AS id, string_agg(DISTINCT function_name || '/' || kind, ',') AS kind,"
-            " count(*) AS n FROM public.decision_records"
-            " WHERE subject_id = ANY(CAST(string_to_array(:ids, ',') AS uuid[])) GROUP BY subject_id",
-            ids=",".join(ids),
-        )
-    return {row["id"]: (row["kind"], int(row["n"])) for row in rows}
-
-
 # --- 2. the turn mix ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class MixResults:
-    samples: list[Sample]  # measured requests, every route
-    encounters: int  # started (warm-up included)
-    warmup: int
-    turns_taken: int  # every turn answered, warm-up included
-    records: int  # sps.patient_turn decision records in the database afterwards
-    missing_records: int  # measured turns without exactly one decision record of the right kind
-
-    def of(self, route: str, level: str | None = None) -> list[Sample]:
-        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
-
-
-def measure_mix(
-    handler: Handler,
-    *,
-    function: Function,
-    owners: list[BenchUser],
-    owner: Database,
-    cases: list[CaseRef],
-    settings: Settings,
-    seed: int,
-) -> MixResults:
-    """Warm-up turns, then `settings.turns` per log level (alternating turn by turn, the pattern
-    flipped every rotation of the slots) over encounters in progress at once; a new encounter's
-    owner lists the catalog now and then, a finished one is read back and validated (all at the
-    headline level). Decision records are read afterwards."""
-    import gc
-
-    samples: list[Sample] = []
-    total = settings.warmup + settings.turns * len(LOG_LEVELS)
-    records_before = count_records(owner)
-    with stdout_to_devnull(), spans() as found:
-        driver = Driver(
-            handler, function, found=found, settings=settings, owners=owners, cases=cases, seed=seed
-        )
-        slots: list[Encounter] = []
-        try:
-            set_log_level(LOG_LEVELS[0])
-            for _ in range(settings.open_encounters):
-                encounter = driver.new_encounter()
-                driver.start(encounter, LOG_LEVELS[0])
-                slots.append(encounter)
-            for index in range(total):
-                measured = index >= settings.warmup
-                if index == settings.warmup:
-                    gc.collect()  # measure from a clean heap, as a warm container would be
-                step = index - settings.warmup
-                level = (
-                    LOG_LEVELS[(step + step // len(slots)) % len(LOG_LEVELS)] if measured else LOG_LEVELS[0]
-                )
-                slot = index % len(slots)
-                encounter = slots[slot]
-                set_log_level(level)
-                taken = [driver.turn(encounter, level)]
-                set_log_level(LOG_LEVELS[0])  # the other routes at the headline level
-                if encounter.done:
-                    taken.extend(driver.finish(encounter, LOG_LEVELS[0]))
-                    encounter = driver.new_encounter()
-                    if driver.started % SCENARIOS_EVERY == 0:
-                        taken.append(driver.scenarios(encounter, LOG_LEVELS[0]))
-                    taken.append(driver.start(encounter, LOG_LEVELS[0]))
-                    slots[slot] = encounter
-                if measured:
-                    samples.extend(taken)
-        finally:
-            set_log_level(QUIET_POWERTOOLS["POWERTOOLS_LOG_LEVEL"])
-    turns = [s for s in samples if s.route == TURN_ROUTE]
-    found_records = read_records(owner, turns)
-    missing = sum(1 for s in turns if found_records.get(s.turn_id) != (f"{FUNCTION_ID}/{DECISION_KIND}", 1))
-    return MixResults(
-        samples,
-        driver.started,
-        settings.warmup,
-        driver.turns_taken,
-        count_records(owner) - records_before,
-        missing,
-    )
-
-
 # --- 2b. the validate route with large transcripts -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RouteSize:
-    language: str
-    ref: CaseRef
-    mode: str
-    turns: int
-    body_bytes: int
-    handler_ns: list[int]  # lambda_handler, each request
-    model_ns: float  # `ValidateRequest.model_validate_json` alone, in-process, median
-    validator_ns: float  # `validate_transcript` alone on the same transcript, median
-
-
-def measure_route_sizes(
-    handler: Handler,
-    *,
-    function: Function,
-    owners: list[BenchUser],
-    kept: dict[str, tuple[CaseRef, dict[int, list[dict[str, Any]]]]],
-    requests: int,
-) -> list[RouteSize]:
-    """POST /sps/validate with the part-1 transcripts of each scenario's default persona, with and
-    without meta: one untimed request, then `requests` timed; and in-process, the request model's
-    validation and the validator alone on the same body (median of 3)."""
-    from bench.sps_encounter.corpus import compiled, without_meta
-    from sps_encounter.artifacts import sps_config
-    from sps_encounter.engine.validator import validate_transcript
-    from sps_encounter.schemas import ValidateRequest
-
-    config = sps_config()
-    found: list[RouteSize] = []
-    user = owners[0]
-    set_log_level(LOG_LEVELS[0])
-    with stdout_to_devnull():
-        for ref, by_size in kept.values():
-            language = ref.language
-            case = compiled(config, ref)
-            for size, turns in by_size.items():
-                for mode in ("meta", "text"):
-                    transcript = turns if mode == "meta" else without_meta(turns)
-                    body = {
-                        "scenario_id": ref.scenario_id,
-                        "persona_id": ref.persona_id,
-                        "transcript": transcript,
-                    }
-                    request = event(function, VALIDATE_ROUTE, user.token, body=body)
-                    raw = request["body"]
-                    timings = []
-                    for attempt in range(requests + 1):
-                        result, elapsed, _ = call(handler, request, FUNCTION_ID)
-                        expect_status(result, 200, f"validate {size:,} turns")
-                        if attempt:
-                            timings.append(elapsed)
-                    model, validator = [], []
-                    for _ in range(3):
-                        started = time.perf_counter_ns()
-                        ValidateRequest.model_validate_json(raw)
-                        model.append(time.perf_counter_ns() - started)
-                        started = time.perf_counter_ns()
-                        validate_transcript(transcript, case)
-                        validator.append(time.perf_counter_ns() - started)
-                    found.append(
-                        RouteSize(
-                            language,
-                            ref,
-                            mode,
-                            size,
-                            len(raw.encode()),
-                            timings,
-                            sorted(model)[1],
-                            sorted(validator)[1],
-                        )
-                    )
-    return found
