@@ -29,10 +29,8 @@ to check the benchmark.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from bench.chair_interrupt.corpus import (
-    EXPECTED_TRIPS,
     FUNCTION_ID,
     LOG_LEVELS,
     P50_TARGET_MS,
@@ -45,17 +43,10 @@ from bench.chair_interrupt.corpus import (
     check_corpus,
     quick_corpus,
 )
-from bench.chair_interrupt.handler import (
-    EVALUATE_ROUTE,
-    QUICK_ROUTE,
-    RESET_ROUTE,
-    STATS_ROUTE,
-    MixResults,
-    Sample,
-    measure_mix,
-)
+from bench.chair_interrupt.handler import EVALUATE_ROUTE, GATED, QUICK_ROUTE, RESET_ROUTE, STATS_ROUTE, Sample
+from bench.chair_interrupt.mix import MixResults, measure_mix
 from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick, quick_report, rate
-from bench.chair_interrupt.round_trips import Pass, measure_round_trips
+from bench.chair_interrupt.round_trips import measure_round_trips, round_trip_report, trip_summary
 from bench.chair_interrupt.sizes import measure_sizes, size_report
 from bench.harness.handler import (
     create_accounts,
@@ -79,7 +70,6 @@ from bench.harness.report import (
     trips_cell,
     verdict,
 )
-from bench.harness.trips import price_notes, trip_headers, trip_row
 
 OUTCOMES = (
     "interrupt",
@@ -90,7 +80,6 @@ OUTCOMES = (
     "disabled",
     "chair_interruptions_off",
 )
-GATED = ("disabled", "chair_interruptions_off")
 
 
 # --- 2. the evaluations through the handler -------------------------------------------------------------
@@ -232,90 +221,6 @@ def split_report(mix: MixResults) -> Report:
 
 
 # --- 3. round trips -------------------------------------------------------------------------------------------
-
-
-def _categories() -> list[tuple[str, str, int, object]]:
-    """(label, expected key, expected count, selector) for each row of the round-trip table."""
-    return [
-        ("evaluate: interrupt", "evaluation", EXPECTED_TRIPS["evaluation"], ("interrupt",)),
-        (
-            "evaluate: no interrupt (no trigger, below threshold, the defended chair on cooldown)",
-            "evaluation",
-            EXPECTED_TRIPS["evaluation"],
-            ("no_quick_trigger", "below_threshold", "on_cooldown"),
-        ),
-        (
-            "evaluate: no eligible chair (all on cooldown)",
-            "evaluation",
-            EXPECTED_TRIPS["evaluation"],
-            ("no_eligible_chair",),
-        ),
-        (
-            "evaluate: interruptions disabled or chair interruptions off",
-            "disabled evaluation",
-            EXPECTED_TRIPS["disabled evaluation"],
-            GATED,
-        ),
-        ("stats (GET)", "stats", EXPECTED_TRIPS["stats"], STATS_ROUTE),
-        ("reset-cooldowns (POST)", "reset", EXPECTED_TRIPS["reset"], RESET_ROUTE),
-        ("quick-check (POST)", "quick check", EXPECTED_TRIPS["quick check"], QUICK_ROUTE),
-    ]
-
-
-def _select(samples: list[Sample], selector: object) -> list[Sample]:
-    if isinstance(selector, tuple):
-        return [s for s in samples if s.route == EVALUATE_ROUTE and s.outcome in selector]
-    return [s for s in samples if s.route == selector]
-
-
-@dataclass
-class TripSummary:
-    evaluation: list[int]  # every evaluation's round trips, both passes
-    by_key: dict[str, list[int]]
-    as_expected: bool
-
-
-def trip_summary(passes: list[Pass]) -> TripSummary:
-    by_key: dict[str, list[int]] = {}
-    as_expected = True
-    for _, key, expected, selector in _categories():
-        trips = [s.trips for p in passes for s in _select(p.samples, selector)]
-        by_key.setdefault(key, []).extend(trips)
-        as_expected = as_expected and all(t == expected for t in trips)
-    evaluation = [s.trips for p in passes for s in p.samples if s.route == EVALUATE_ROUTE]
-    return TripSummary(evaluation, by_key, as_expected)
-
-
-def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
-    base, delayed = passes
-    price = delayed.price - base.price
-    rows = []
-    for label, _, expected, selector in _categories():
-        base_samples, delayed_samples = _select(base.samples, selector), _select(delayed.samples, selector)
-        if base_samples and delayed_samples:
-            trips = [s.trips for s in base_samples + delayed_samples]
-            base_ns, delayed_ns = [s.total for s in base_samples], [s.total for s in delayed_samples]
-            rows.append(
-                trip_row(
-                    label, trips, base_ns, delayed_ns, price, budget=ROUND_TRIP_BUDGET, expected=str(expected)
-                )
-            )
-    passed = all(row[-1] == "PASS" for row in rows)
-    delay = settings.delay_ms
-    return Report(
-        title=f"Chair interrupt: round trips per request (no delay, then {delay:g} ms each way to Postgres)",
-        headers=trip_headers(delay, expected=True),
-        rows=rows,
-        notes=[
-            f"Per pass: a cold request, then 20 warm-up steps, then {settings.trip_evaluations} evaluations of the same "
-            "kind of debates as part 2 (seeded alike, so both passes play the same debates), with the quick checks, "
-            "stats and resets they make; round trips counted by `tests/support/delay_proxy.py` on the warm connection; "
-            "evaluations grouped by their decision record's outcome; timed around lambda_handler only.",
-            *price_notes(passes, first="request (a stats read)", columns="last columns"),
-            f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
-        ],
-        passed=passed,
-    )
 
 
 # --- everything --------------------------------------------------------------------------------------------------

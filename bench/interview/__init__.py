@@ -25,7 +25,6 @@ round trips per turn; a 200-turn session as fast as a 10-turn one (here: the rat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bench.harness.handler import (
@@ -50,7 +49,6 @@ from bench.harness.report import (
     turn_row,
     verdict,
 )
-from bench.harness.trips import price_notes, trip_headers, trip_row
 from bench.interview.corpus import (
     FUNCTION_ID,
     GROWTH_RATIO_TARGET,
@@ -77,8 +75,8 @@ from bench.interview.handler import (
     measure_growth,
     measure_mix,
 )
-from bench.interview.round_trips import Pass, measure_round_trips
-from bench.interview.state import StateCost, measure_state_costs
+from bench.interview.round_trips import measure_round_trips, round_trip_report
+from bench.interview.state import measure_state_costs, state_report
 
 # --- 1. the turn mix ---------------------------------------------------------------------------------------
 
@@ -252,105 +250,7 @@ def growth_report(growth: GrowthResults) -> Report:
 # --- 3. round trips ----------------------------------------------------------------------------------------------
 
 
-BUFFER_BYTES = 8192  # pg8000 writes through a BufferedWriter of io.DEFAULT_BUFFER_SIZE
-
-
-def _trip_rows(passes: list[Pass], price: float) -> tuple[list[list[str]], bool]:
-    base, delayed = passes
-
-    def turns(pass_: Pass, large: bool | None) -> tuple[list[int], list[int]]:
-        chosen = [
-            (trips, elapsed)
-            for trips, elapsed, sent in zip(
-                pass_.trips[TURN_ROUTE], pass_.nanoseconds[TURN_ROUTE], pass_.write_bytes, strict=True
-            )
-            if large is None or (sent > BUFFER_BYTES) == large
-        ]
-        return [trips for trips, _ in chosen], [elapsed for _, elapsed in chosen]
-
-    def sizes(large: bool) -> str:
-        found = [sent for sent in base.write_bytes if (sent > BUFFER_BYTES) == large]
-        return f"{min(found):,}–{max(found):,} B" if found else ""
-
-    selections: list[tuple[str, Callable[[Pass], tuple[list[int], list[int]]]]] = [
-        (f"`{START_ROUTE}`", lambda p: (p.trips[START_ROUTE], p.nanoseconds[START_ROUTE])),
-        (f"`{TURN_ROUTE}`, all turns", lambda p: turns(p, None)),
-        (f"turns writing ≤ {BUFFER_BYTES:,} B ({sizes(False)})", lambda p: turns(p, False)),
-        (f"turns writing > {BUFFER_BYTES:,} B ({sizes(True)})", lambda p: turns(p, True)),
-        (f"`{GET_ROUTE}`", lambda p: (p.trips[GET_ROUTE], p.nanoseconds[GET_ROUTE])),
-    ]
-    rows = []
-    for label, select in selections:
-        base_trips, base_ns = select(base)
-        delayed_trips, delayed_ns = select(delayed)
-        if base_ns and delayed_ns:
-            trips = base_trips + delayed_trips
-            rows.append(trip_row(label, trips, base_ns, delayed_ns, price, budget=ROUND_TRIP_BUDGET))
-    return rows, all(row[-1] == "PASS" for row in rows)
-
-
-def round_trip_report(passes: list[Pass], settings: Settings) -> Report:
-    rows, passed = _trip_rows(passes, passes[1].price - passes[0].price)
-    delay = settings.delay_ms
-    return Report(
-        title=f"Interview: round trips per request (no delay, then {delay:g} ms each way to Postgres)",
-        headers=trip_headers(delay),
-        rows=rows,
-        notes=[
-            f"Per pass: 2 warm-up sessions, then {settings.trip_sessions} sessions of start, {settings.trip_turns} "
-            "turns (every other session ending with a stop request) and a GET, English and Chinese alternating; "
-            "round trips counted by `tests/support/delay_proxy.py` on the warm connection (both passes); timed "
-            "around lambda_handler only. A turn's write is one batch (`Database.run_as_user`); the bytes it wrote "
-            "were counted at pg8000's `_write`.",
-            *price_notes(passes, first="start"),
-            f"Budget ≤ {ROUND_TRIP_BUDGET} per request: {verdict(passed)}.",
-        ],
-        passed=passed,
-    )
-
-
 # --- 4. the engine state at its bounds -------------------------------------------------------------------------
-
-
-def state_report(costs: list[StateCost]) -> Report:
-    rows = [
-        [
-            item.label,
-            str(item.topics),
-            f"{item.facts:,}",
-            f"{item.clarified:,}",
-            f"{item.json_bytes:,}",
-            ms(item.to_json_ns),
-            ms(item.from_json_ns),
-            ms(item.per_turn_ns),
-            ms(item.engine_ns),
-        ]
-        for item in costs
-    ]
-    return Report(
-        title="Interview: the engine state at its bounds (in-process, no database)",
-        headers=[
-            "state",
-            "topics",
-            "facts",
-            "clarified keys",
-            "JSON bytes",
-            "to_json ms",
-            "from_json ms",
-            "per turn: 1 from + 2 to, ms",
-            "plan_turn + finish_turn ms",
-        ],
-        rows=rows,
-        notes=[
-            "Medians of 200 calls each. The service reads the state once (`from_json`) and writes it twice "
-            "(`to_json`: the state after the turn, and the state before it for the decision record), then sends both "
-            "to Postgres as JSON; part 1's `state` column is those three calls inside the handler.",
-            "The limit row runs the same corpus through the engine for the config's 500 turns with a 20-topic plan "
-            "(the most a plan may hold), the client naming the next topic each turn; the bound row is built from "
-            "the config: `max_topics` topics (no plan), each with `max_facts_per_topic` distinct facts and every "
-            "anchored key clarified.",
-        ],
-    )
 
 
 # --- everything --------------------------------------------------------------------------------------------------

@@ -44,9 +44,10 @@ from bench.moderation.corpus import (
     chinese_corpus,
 )
 from bench.moderation.handler import measure_small, meets, round_trip_report, warm_report
-from bench.moderation.retrieval import measure_retrieval, probe_report, retrieval_report
+from bench.moderation.queries import QUERY_KINDS
+from bench.moderation.retrieval import measure_retrieval
+from bench.moderation.retrieval_report import probe_report, retrieval_report
 from bench.moderation.rules import TARGETED_VARIANTS, measure_rules, rule_report
-from bench.moderation.scale_database import QUERY_KINDS
 
 # --- everything ----------------------------------------------------------------------------------------
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.moderation.handler import AtScaleHandler
+from bench.moderation.queries import INDEX_NAME, SERVICE_USER_FILTER, SUBSELECT_USER_FILTER
 
 if TYPE_CHECKING:
     pass
@@ -28,7 +26,6 @@ SEGMENTS = 2000
 SEGMENT_CHARS = 10
 SEGMENTS_PER_ROW = 5
 SETUP_TIMEOUT = 900
-INDEX_NAME = "moderation_checks_embedding_idx"
 
 
 def lexicon_version() -> str:
@@ -95,72 +92,6 @@ CROSS JOIN LATERAL (
               WHEN s.score >= 0.4 THEN 'warn' ELSE 'pass' END AS label
 ) l
 """
-
-
-@dataclass(frozen=True)
-class QueryKind:
-    name: str
-    stage: int
-    policy: str
-    heavy: bool  # the heavy user, or light users in turn
-
-
-QUERY_KINDS = (
-    QueryKind("heavy user, stage 2, default", 2, "default", heavy=True),
-    QueryKind("heavy user, stage 5, stage_aware", 5, "stage_aware", heavy=True),
-    QueryKind("light users, stage 2, default", 2, "default", heavy=False),
-)
-
-
-# How the nearest-check statement is run. `service` is exactly what the service sends; `exact`
-# the same with index scans off (every filtered row compared: the reference answer); `subselect`
-# the statement as it was before b991c7d, the user filter read from `(SELECT auth.uid())`, whose
-# value the planner cannot see (so it cannot tell a heavy user from a light one). RLS applies to all.
-VARIANTS = ("service", "subselect", "exact")
-SERVICE_USER_FILTER = "user_id = CAST(:user_id AS uuid)"
-SUBSELECT_USER_FILTER = "user_id = (SELECT auth.uid())"
-
-
-@dataclass
-class VariantResult:
-    ns: list[int] = field(default_factory=list)
-    found: int = 0
-    recall_hits: int = 0  # as similar as the exact answer
-    recall_checked: int = 0
-    violations: int = 0
-    plan: str = ""
-    uses_index: bool = False
-    server_ms: float = math.nan
-
-
-@dataclass
-class KindResult:
-    filter_rows: float  # rows that pass this caller's filter (light users: the average)
-    variants: dict[str, VariantResult]
-
-
-@dataclass
-class SizeResult:
-    rows: int
-    added: int
-    insert_with_index: list[int]
-    insert_without_index: list[int]
-    heavy_rows: int
-    load_s: float
-    index_s: float
-    table_mb: float
-    index_mb: float
-    kinds: dict[str, KindResult]
-    probes: list[list[str]]
-
-
-@dataclass
-class RetrievalResults:
-    sizes: list[SizeResult]
-    with_index_rows: int
-    with_index_s: float
-    without_index_s: float
-    handler: list[AtScaleHandler]
 
 
 class ScaleDatabase:
@@ -447,11 +378,3 @@ class ScaleDatabase:
             )
         assert row is not None
         return int(row["n"])
-
-
-def plan_label(plan: str) -> str:
-    if f"Index Scan using {INDEX_NAME}" in plan:
-        return "HNSW"
-    if "Bitmap Heap Scan" in plan:
-        return "bitmap + sort"
-    return "btree + sort" if "Index Scan using" in plan else "other"
