@@ -98,9 +98,9 @@ $(BIN)/.bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	touch $@
 
+# Every benchmark of docs/benchmarks.md; BENCH_FLAGS=--all adds those needing valgrind, a build or ~40 min.
 bench: $(BIN)/.bench
-	$(BIN)/python -m bench.run_all
-	$(BIN)/python -m bench.weekly_summary
+	$(BIN)/python -m bench.run_all $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .local .pytest_cache .mypy_cache .ruff_cache .coverage coverage.xml

@@ -1,11 +1,14 @@
-"""Run every benchmark and print its markdown table (`make bench`).
+"""Run every benchmark docs/benchmarks.md lists and print its markdown tables (`make bench`).
 
-    python -m bench.run_all [--strict]
+    python -m bench.run_all [--strict] [--all]
 
 Order matters on a small machine: the two child-process benchmarks run first, before the warm
 benchmark has grown its database, and each one starts and deletes its own embedded Postgres
-(the round-trip benchmark too, behind its delaying proxy). The moderation benchmark runs last:
-it loads 200,000 stored checks and builds their HNSW index (several minutes).
+(the round-trip benchmark too, behind its delaying proxy). The moderation benchmark runs last of
+the in-process ones: it loads 200,000 stored checks and builds their HNSW index (several
+minutes). The weekly, judges and hostile-pattern benchmarks follow, each in a process of its own.
+--all adds those that need more than this checkout: valgrind (the instruction counts), CPython
+3.12 and PyPI (the packaged artifact, then its warm memory), and ~40 minutes (the API fuzzing).
 --strict exits 1 when a target is missed; by default the run only reports.
 """
 
@@ -13,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 
 from bench import (
@@ -27,39 +32,65 @@ from bench import (
 )
 from bench.harness.report import Report, emit, machine_summary
 
+IN_PROCESS = (
+    import_costs.run,
+    cold_start.run,
+    warm_latency.run,
+    round_trips.run,
+    interview.run,
+    chair_interrupt.run,
+    sps_encounter.run,
+    moderation.run,
+)
+# (module, its arguments, whether it takes --strict): each `python -m` in a child of its own.
+CHILDREN = (
+    ("bench.weekly_summary", (), True),
+    ("bench.weekly_insights", (), True),
+    ("bench.judges", (), False),
+    ("bench.hostile_patterns", (), False),
+)
+WITH_ALL = (
+    ("bench.moderation.instructions", (), False),
+    ("bench.sps_encounter.instructions", (), False),
+    ("bench.cold_start_packaged", (), False),
+    ("bench.memory_warm", (), False),
+    ("bench.api_fuzz", (), False),
+)
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
+    parser.add_argument(
+        "--all", action="store_true", help="also the benchmarks that need valgrind, a build or ~40 min"
+    )
     args = parser.parse_args(argv)
 
     print("## Persona Rails benchmarks\n")
     print(machine_summary(), flush=True)
     started = time.monotonic()
     reports: list[Report] = []
-    for benchmark in (
-        import_costs.run,
-        cold_start.run,
-        warm_latency.run,
-        round_trips.run,
-        interview.run,
-        chair_interrupt.run,
-        sps_encounter.run,
-        moderation.run,
-    ):
+    for benchmark in IN_PROCESS:
         report = benchmark()
         emit(report)
         reports.append(report)
+    outcomes: list[tuple[str, bool]] = []
+    for module, extra, strict in CHILDREN + (WITH_ALL if args.all else ()):
+        command = [sys.executable, "-m", module, *extra, *(["--strict"] if strict and args.strict else [])]
+        print(f"### `python -m {module}`\n", flush=True)
+        outcomes.append((module, subprocess.run(command, check=False).returncode == 0))
 
     print("### Targets\n")
     for report in reports:
         if report.passed is not None:
             print(f"- {report.title}: {'PASS' if report.passed else 'FAIL'}")
+    for module, ok in outcomes:
+        print(f"- `{module}`: {'exit 0' if ok else 'FAILED (exit status not 0)'}")
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"\n(all benchmarks took {time.monotonic() - started:.0f} s; load average at the end: {load})")
-    missed = any(report.passed is False for report in reports)
+    missed = any(report.passed is False for report in reports) or not all(ok for _, ok in outcomes)
     return 1 if args.strict and missed else 0
 
 
