@@ -1,29 +1,8 @@
-"""Chair interrupt (`ChairInterruptFunction`, debate chairs interrupting each other): three measurements.
+"""Chair interrupt (`ChairInterruptFunction`): the quick check in-process on one core, evaluations
+through lambda_handler (2b: against the length of `debate_so_far`), and round trips per request.
+What each part measures and its targets: docs/benchmarks.md, "Chair interrupt".
 
     python -m bench.chair_interrupt [--quick] [--evaluations 1000] [--strict]
-
-1. The quick check in-process, on one core: `quick_check(chair_config(), text)` over a seeded
-   corpus of 300-character debate chunks in English and Chinese, 80 % without a trigger and 20 %
-   with one (every label checked with the function's own quick check first); texts per second for
-   the mix, for trigger-free and for trigger chunks, and what a chunk's time is made of.
-2. The evaluate route through the real `lambda_handler` (API Gateway v2 events; the owner's HS256
-   token or the orchestrator's service-role token naming the owner; no LLM configured: the offline
-   evaluator), embedded Postgres over its unix socket. Owners with several debates in progress at
-   once (3-5 chairs of the frameworks catalogue, aggressiveness 1-5, cooldown 0-60 s, some debates
-   with interruptions or chair interruptions off) play chunk after chunk; an interrupt hands the
-   floor to the interrupting chair; between rounds the owner reads the stats and resets the
-   cooldowns, so evaluations meet chairs on cooldown, no eligible chair, thresholds missed and
-   interrupts. WARNING and INFO alternate evaluation by evaluation. The engine, hashing the request
-   and the two transactions are timed from outside. Stats, reset and quick-check requests too.
-   2b (beyond the issue): evaluations with a `debate_so_far` of 0 to 50,000 characters (the schema's
-   limit), and what validating the request costs at each length.
-3. Round trips per request through tests/support/delay_proxy.py, once with no delay and once with
-   1 ms each way, evaluations grouped by their decision record's outcome.
-
-Targets (the chair-interrupt issue): the quick check >= 50,000 texts/s on one core for 300-character
-texts; evaluate p50 <= 5 ms and p99 <= 20 ms with the offline evaluator; <= 4 round trips per
-evaluation (expected 2; a disabled evaluation 1; stats 1; reset 1). --quick runs a smaller version
-to check the benchmark.
 """
 
 from __future__ import annotations
@@ -46,7 +25,7 @@ from bench.chair_interrupt.corpus import (
 from bench.chair_interrupt.handler import EVALUATE_ROUTE, GATED, QUICK_ROUTE, RESET_ROUTE, STATS_ROUTE, Sample
 from bench.chair_interrupt.mix import MixResults, measure_mix
 from bench.chair_interrupt.quick import MIX, NO_TRIGGER, TRIGGER, measure_quick, quick_report, rate
-from bench.chair_interrupt.round_trips import measure_round_trips, round_trip_report, trip_summary
+from bench.chair_interrupt.round_trips import measure_pass, round_trip_report, trip_summary
 from bench.chair_interrupt.sizes import measure_sizes, size_report
 from bench.harness.handler import (
     create_accounts,
@@ -70,6 +49,7 @@ from bench.harness.report import (
     trips_cell,
     verdict,
 )
+from bench.harness.trips import both_passes
 
 OUTCOMES = (
     "interrupt",
@@ -251,7 +231,9 @@ def run(settings: Settings | None = None) -> Report:
             sizes = measure_sizes(handler, function=function, owners=owners, settings=settings, seed=SEED + 3)
         finally:
             release_handler_state()
-        passes = measure_round_trips(
+        passes = both_passes(
+            measure_pass,
+            settings.delay_ms,
             database.url,
             function=function,
             owners=owners,

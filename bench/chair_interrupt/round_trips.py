@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bench.chair_interrupt.corpus import EXPECTED_TRIPS, FUNCTION_ID, LOG_LEVELS, ROUND_TRIP_BUDGET, Settings
@@ -26,7 +27,6 @@ from bench.harness.trips import Pass, cold, price_notes, proxied, trip_headers, 
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
-    from persona_rails_dev.lambda_runtime import Handler
     from persona_rails_dev.template import Function
 
 WARMUP_STEPS = 20
@@ -46,10 +46,11 @@ def measure_pass(
     of the debates (with their quick checks, stats and resets), every request counted."""
     result = Pass(delay_ms)
 
-    def load(url: str) -> Handler:
-        return load_function_handler(function, url)
-
-    with proxied(database_url, result, load) as (proxy, handler), stdout_to_devnull(), spans() as found:
+    with (
+        proxied(database_url, result, partial(load_function_handler, function)) as (proxy, handler),
+        stdout_to_devnull(),
+        spans() as found,
+    ):
         request = event(function, STATS_ROUTE, owners[0].token, str(uuid.uuid4()))
         cold(proxy, handler, request, function_id=FUNCTION_ID, result=result, status=200)
         driver = Driver(
@@ -61,29 +62,6 @@ def measure_pass(
                 result.samples.extend(taken)
     read_outcomes(owner, result.samples)
     return result
-
-
-def measure_round_trips(
-    database_url: str,
-    *,
-    function: Function,
-    owners: list[BenchUser],
-    owner: Database,
-    settings: Settings,
-    seed: int,
-) -> list[Pass]:
-    return [
-        measure_pass(
-            database_url,
-            function=function,
-            owners=owners,
-            owner=owner,
-            settings=settings,
-            delay_ms=delay,
-            seed=seed,
-        )
-        for delay in (0.0, settings.delay_ms)
-    ]
 
 
 def _categories() -> list[tuple[str, str, int, object]]:

@@ -51,6 +51,12 @@ def proxied(
             release_handler_state()
 
 
+def both_passes(measure: Callable[..., Any], delay_ms: float, /, *args: Any, **kwargs: Any) -> list[Any]:
+    """`measure` with no delay (the counts, and the base latency through the proxy), then with
+    `delay_ms` each way, the same arguments (and seed) otherwise."""
+    return [measure(*args, delay_ms=delay, **kwargs) for delay in (0.0, delay_ms)]
+
+
 def cold(
     proxy: DelayProxy,
     handler: Handler,

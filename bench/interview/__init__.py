@@ -1,25 +1,8 @@
-"""Interview turn (`InterviewTurnFunction`, the memoir interviewer): four measurements.
+"""Interview turn (`InterviewTurnFunction`): the turn mix through lambda_handler (engine overhead per
+turn), 200-turn sessions beside 10-turn ones, round trips per request, and the engine state at its
+bounds. What each part measures and its targets: docs/benchmarks.md, "Interview turn".
 
     python -m bench.interview [--quick] [--turns 1000] [--strict]
-
-1. Engine overhead per turn through the real `lambda_handler` (API Gateway v2 events, HS256 user
-   tokens, no LLM configured: the offline templates), embedded Postgres over its unix socket. A
-   seeded narrator corpus (English and Chinese; factual, anchored and contradicting, vague,
-   emotional, elaborated, reflective answers, refusals, topic changes, and stop requests that end
-   half the sessions) is answered over sessions in progress at once; WARNING and INFO alternate
-   turn by turn. The engine (`plan_turn` + `finish_turn`), the engine state's conversion to and
-   from JSON and the two transactions are timed from outside, so the split shows where time goes.
-2. A 200-turn session against 10-turn ones: long sessions advance one turn per step beside
-   10-turn sessions started every 10 steps, so the long sessions' turns 191-200 and some 10-turn
-   sessions' turns 1-10 are measured at the same moments; engine_state's size at turns 10..200.
-3. Round trips per request (start, turn, get) through tests/support/delay_proxy.py, once with no
-   delay and once with 1 ms each way: latency = base + round trips x the price of one.
-4. The engine state at its bounds, in-process: what converting it costs per turn, for the states
-   of part 2 and for the largest the config allows.
-
-Targets (the interview issue): p50 <= 5 ms and p99 <= 20 ms per turn excluding the LLM; <= 4
-round trips per turn; a 200-turn session as fast as a 10-turn one (here: the ratio of medians
-<= 1.25) with a bounded engine_state. --quick runs a smaller version to check the benchmark.
 """
 
 from __future__ import annotations
@@ -49,6 +32,7 @@ from bench.harness.report import (
     turn_row,
     verdict,
 )
+from bench.harness.trips import both_passes
 from bench.interview.corpus import (
     FUNCTION_ID,
     GROWTH_RATIO_TARGET,
@@ -75,7 +59,7 @@ from bench.interview.handler import (
     measure_growth,
     measure_mix,
 )
-from bench.interview.round_trips import measure_round_trips, round_trip_report
+from bench.interview.round_trips import measure_pass, round_trip_report
 from bench.interview.state import measure_state_costs, state_report
 
 # --- 1. the turn mix ---------------------------------------------------------------------------------------
@@ -276,7 +260,15 @@ def run(settings: Settings | None = None) -> Report:
             )
         finally:
             release_handler_state()
-        passes = measure_round_trips(database.url, function, people, settings, SEED + 2)
+        passes = both_passes(
+            measure_pass,
+            settings.delay_ms,
+            database.url,
+            function=function,
+            people=people,
+            settings=settings,
+            seed=SEED + 2,
+        )
     costs = measure_state_costs(growth.states[SHORT_TURNS], growth.states[LONG_TURNS])
 
     sections = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.handler import BenchUser, expect_status, load_function_handler, stdout_to_devnull
@@ -17,7 +18,6 @@ from bench.interview.corpus import FUNCTION_ID, ROUND_TRIP_BUDGET, Settings, scr
 from bench.interview.handler import GET_ROUTE, START_ROUTE, TURN_ROUTE, Session, event, spans
 
 if TYPE_CHECKING:
-    from persona_rails_dev.lambda_runtime import Handler
     from persona_rails_dev.template import Function
 
 ROUTES = (START_ROUTE, TURN_ROUTE, GET_ROUTE)
@@ -46,11 +46,8 @@ def measure_pass(
     rng = random.Random(seed)
     result = Pass(delay_ms)
 
-    def load(url: str) -> Handler:
-        return load_function_handler(function, url)
-
     with (
-        proxied(database_url, result, load) as (proxy, handler),
+        proxied(database_url, result, partial(load_function_handler, function)) as (proxy, handler),
         stdout_to_devnull(),
         spans(count_bytes=True) as found,
     ):
@@ -85,17 +82,6 @@ def measure_pass(
             request = event(function, GET_ROUTE, session.user.token, session.session_id)
             timed(request, GET_ROUTE, 200, "get", measured)
     return result
-
-
-def measure_round_trips(
-    database_url: str, function: Function, people: list[BenchUser], settings: Settings, seed: int
-) -> list[Pass]:
-    return [
-        measure_pass(
-            database_url, function=function, people=people, settings=settings, delay_ms=delay, seed=seed
-        )
-        for delay in (0.0, settings.delay_ms)
-    ]
 
 
 BUFFER_BYTES = 8192  # pg8000 writes through a BufferedWriter of io.DEFAULT_BUFFER_SIZE

@@ -1,27 +1,9 @@
-"""Moderation (`ModerationCheckFunction`, `persona_rails.moderation`): four measurements.
+"""Moderation (`ModerationCheckFunction`, `persona_rails.moderation`): rule-only checks on one core,
+warm latency through lambda_handler, round trips per check, and retrieval at scale (HNSW against
+the exact scan, the filter proven by planted rows). What each part measures and its targets:
+docs/benchmarks.md, "Moderation".
 
     python -m bench.moderation [--quick] [--checks 1000] [--sizes 10000 200000] [--strict]
-
-1. Rule-only checks in-process: `persona_rails.moderation.intimacy.evaluate` (rule score, fusion,
-   verdict; no local model, no third party) over a seeded corpus of 50-character Chinese texts
-   mixing lexicon words and neutral text, the process pinned to one CPU.
-2. Warm latency through the real `lambda_handler` of ModerationCheckFunction (API Gateway v2
-   events, HS256 user tokens, offline embedder, no LLM, retrieval on), embedded Postgres over its
-   unix socket: mostly fresh texts plus some repeats that retrieval reuses.
-3. Round trips per check through `tests/support/delay_proxy.py` (1 ms each way), for a fresh
-   text and for a reused one, with their latency.
-4. Retrieval at scale: `public.moderation_checks` bulk-loaded to 10,000 and then 200,000 rows
-   (most of them one heavy user's), the HNSW index built after loading; the service's recall
-   transaction timed for the heavy user (a common and a rare stage/policy filter) and for light
-   users, against the exact scan and against the SQL before b991c7d (the user filter read from
-   `(SELECT auth.uid())`, which hides the user from the planner); EXPLAIN shows the plans;
-   planted rows prove the filter. Then the handler again on that database, for the heavy user
-   and for light users, and what the HNSW index adds to each insert.
-
-Targets (the moderation issue): rule-only >= 20,000 checks/s on one core; warm handler p50 <=
-10 ms and p99 <= 30 ms; <= 4 round trips per check; retrieval growing sub-linearly from 10,000 to
-200,000 stored decisions thanks to the HNSW index while honouring the filter. --quick runs a
-smaller version (fewer samples, 10,000 and 50,000 rows) to check the benchmark itself.
 """
 
 from __future__ import annotations

@@ -1,34 +1,9 @@
-"""SPS encounter (`SpsEncounterFunction`, the standardized-patient runtime and transcript validator):
-three measurements.
+"""SPS encounter (`SpsEncounterFunction`): the transcript validator in-process on one core at 1,000 to
+100,000 turns, patient turns through lambda_handler (2b: the validate route with large transcripts),
+and round trips and decision records per request. What each part measures and its targets:
+docs/benchmarks.md, "SPS encounter".
 
     python -m bench.sps_encounter [--quick] [--turns 1000] [--strict]
-
-1. The validator in-process, on one core: `validate_transcript(transcript, case)` on transcripts of
-   1,000, 10,000 and 100,000 turns (a turn is one utterance, learner or patient, as in §11). Each
-   is played by the real engine offline (`phrasing.take_turn`, no LLM) from a seeded corpus of
-   learner questions (English and Chinese), for every catalog scenario with every catalog persona
-   of its language, so patient turns carry the engine's meta; the same transcripts are also
-   validated with meta stripped (a transcript from elsewhere: the text-only rules run). Generated
-   once, outside the timing; the case compiled beforehand; one untimed run, then the median of
-   several, rows interleaved. Reported: ms at 10,000 turns, ms per 1,000 turns at every size, the
-   ratio of the per-turn cost at the largest size to the smallest, and where the time goes (each
-   rule timed from outside; the fact-conflict patterns one by one).
-2. A patient turn through the real `lambda_handler` (API Gateway v2 events; the learner's HS256
-   token or the platform's service-role token naming the learner; no LLM configured: the offline
-   generator), embedded Postgres over its unix socket. Owners with several encounters in progress
-   at once (every catalog scenario and persona), 10–60 learner turns each from the same corpus,
-   half the POSTs with an Idempotency-Key; a finished encounter is read back and its transcript
-   validated (every fourth stored). WARNING and INFO alternate turn by turn. The engine, the state's
-   conversions, resolving the case, hashing and the two transactions are timed from outside.
-   2b (beyond the issue): `POST /sps/validate` with the 1,000- and 10,000-turn transcripts of part 1.
-3. Round trips per request through tests/support/delay_proxy.py, once with no delay and once with
-   1 ms each way, and the decision records each turn writes.
-
-Targets (issue 10, item 8): `validateTranscript` on a 10,000-turn transcript in <= 200 ms, growing
-linearly (1,000 and 100,000 turns too); a patient turn through the handler with the offline
-generator p50 <= 5 ms; <= 4 round trips per turn (expected 2; start 2; GET 1; validate 0, or 1
-with store), each patient turn a stored decision record. --quick runs a smaller version to check
-the benchmark (sizes 1,000 / 10,000 / 20,000).
 """
 
 from __future__ import annotations
@@ -52,6 +27,7 @@ from bench.harness.report import (
     trips_cell,
     verdict,
 )
+from bench.harness.trips import both_passes
 from bench.sps_encounter.corpus import (
     FUNCTION_ID,
     LINEAR_RATIO_TARGET,
@@ -67,7 +43,7 @@ from bench.sps_encounter.corpus import (
 from bench.sps_encounter.handler import TURN_ROUTE
 from bench.sps_encounter.mix import measure_mix
 from bench.sps_encounter.round_trips import (
-    measure_round_trips,
+    measure_pass,
     round_trip_report,
     trip_summary,
 )
@@ -155,7 +131,9 @@ def run(settings: Settings | None = None) -> Report:
         finally:
             release_handler_state()
         validation.kept.clear()
-        passes = measure_round_trips(
+        passes = both_passes(
+            measure_pass,
+            settings.delay_ms,
             database.url,
             function=function,
             owners=owners,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bench.harness.handler import BenchUser, load_function_handler, stdout_to_devnull
@@ -35,7 +36,6 @@ from bench.sps_encounter.handler import (
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
-    from persona_rails_dev.lambda_runtime import Handler
     from persona_rails_dev.template import Function
 
 WARMUP_ENCOUNTERS = 1
@@ -57,11 +57,8 @@ def measure_pass(
     result = Pass(delay_ms)
     level = LOG_LEVELS[0]
 
-    def load(url: str) -> Handler:
-        return load_function_handler(function, url)
-
     with (
-        proxied(database_url, result, load) as (proxy, handler),
+        proxied(database_url, result, partial(load_function_handler, function)) as (proxy, handler),
         stdout_to_devnull(),
         spans(count_bytes=True) as found,
     ):
@@ -94,31 +91,6 @@ def measure_pass(
             if index >= WARMUP_ENCOUNTERS:
                 result.samples.extend(taken)
     return result
-
-
-def measure_round_trips(
-    database_url: str,
-    *,
-    function: Function,
-    owners: list[BenchUser],
-    owner: Database,
-    cases: list[CaseRef],
-    settings: Settings,
-    seed: int,
-) -> list[Pass]:
-    return [
-        measure_pass(
-            database_url,
-            function=function,
-            owners=owners,
-            owner=owner,
-            cases=cases,
-            settings=settings,
-            delay_ms=delay,
-            seed=seed,
-        )
-        for delay in (0.0, settings.delay_ms)
-    ]
 
 
 def _bytes_cell(values: list[int]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 MAX_FILE_LINES = 400
 ISSUE_TARGET_LINES = 5_327
-BUDGET_LINES = 11_300
+BUDGET_LINES = 11_200
 
 
 def _lines() -> dict[str, int]:
