@@ -119,6 +119,21 @@ def latency_cells(values: Sequence[float]) -> list[str]:
     return [str(len(values)), *(ms(percentile(values, q)) for q in (50, 90, 99)), ms(max(values))]
 
 
+LATENCY_HEADERS = ["requests", "n", "p50 ms", "p90 ms", "p99 ms", "max ms"]
+
+
+def against_targets(
+    totals: Sequence[float], p50_ms: float, p99_ms: float, what: str
+) -> tuple[list[str], bool]:
+    """The notes that judge p50 and p99 against their targets, and whether both are met."""
+    p50, p99 = percentile(totals, 50), percentile(totals, 99)
+    p50_ok, p99_ok = p50 <= p50_ms * 1e6, p99 <= p99_ms * 1e6
+    return [
+        f"p50 {ms(p50)} ms vs target {p50_ms:g} ms ({what}): {verdict(p50_ok)}",
+        f"p99 {ms(p99)} ms vs target {p99_ms:g} ms ({what}): {verdict(p99_ok)}",
+    ], p50_ok and p99_ok
+
+
 def split_row(label: str, values: Sequence[float], total: float) -> list[str]:
     """A row of a "where the time goes" table: p50, p90, p99 in ms and the share of `total`."""
     return [label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bench.harness.report import (
+    LATENCY_HEADERS,
     Report,
     median,
     ms,
@@ -91,12 +92,7 @@ def mix_report(mix: MixResults) -> Report:
     return Report(
         title="SPS encounter: patient turns through lambda_handler (offline generator, no LLM; embedded Postgres)",
         headers=[
-            "requests",
-            "n",
-            "p50 ms",
-            "p90 ms",
-            "p99 ms",
-            "max ms",
+            *LATENCY_HEADERS,
             "p50 engine ms",
             "p50 state ms",
             "p50 read / write ms",
