@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from persona_rails.db import Database
     from persona_rails_dev.template import Function, Route
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 FUNCTION_ID = "InterceptSessionFunction"
 JWT_SECRET = "bench-secret-with-at-least-thirty-two-characters!"  # noqa: S105 - a throwaway local secret
 
