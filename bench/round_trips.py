@@ -68,7 +68,7 @@ def http_functions() -> list[Function]:
         flow = {step.route_key for step in FLOWS.get(function.logical_id, ())}
         unflowed = sorted(route.route_key for route in function.routes if route.route_key not in flow)
         if unflowed:
-            raise SystemExit(f"bench/round_trips.py has no flow for {function.logical_id}: {unflowed}")
+            raise SystemExit(f"bench/round_trip_flows.py has no flow for {function.logical_id}: {unflowed}")
     return found
 
 
