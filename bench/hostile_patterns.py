@@ -36,6 +36,7 @@ FUNCTION_ID = "SpsEncounterFunction"
 HOSTILE = "x[^z]*zzq"
 NEAR_MISS = "xa" * 996 + "zazzq"
 TARGET_SECONDS = 1.0
+GUARDRAILS = 6
 CHEST_PAIN = REPO_ROOT / "functions/sps_encounter/sps_encounter/config/scenarios/chest-pain.json"
 
 
@@ -75,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         def start(scenario: dict[str, Any]) -> dict[str, Any]:
             return post("/sps/encounters", "/sps/encounters", {}, {"scenario": scenario, "seed": 7})
 
-        started = start(_scenario(guardrails=7))
+        # 6 × 40 hostile patterns keep the case within the 400 a document may hold with the
+        # chest-pain case's own patterns (7 × 40 passed it once the case grew in issue 22), so the
+        # start succeeds and the turn meets the near miss.
+        started = start(_scenario(guardrails=GUARDRAILS))
+        assert started["statusCode"] == 201, started["body"]
         encounter = json.loads(started["body"])["encounter_id"]
 
         def turn() -> dict[str, Any]:
@@ -91,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         cases: list[tuple[str, Callable[[], dict[str, Any]]]] = [
             ("start, 50 × 40 hostile guardrails (2,000 patterns)", lambda: start(_scenario(50))),
             ("start, 25 × 40 hostile guardrails (1,000 patterns)", lambda: start(_scenario(25))),
-            ("turn, 7 × 40 hostile guardrails (280 patterns), 1,997-character near miss", turn),
+            ("turn, 6 × 40 hostile guardrails (240 patterns), 1,997-character near miss", turn),
             ("validate, 2,000 patterns", lambda: validate(50)),
-            ("validate, 280 patterns, 1,997-character near miss", lambda: validate(7)),
+            ("validate, 240 patterns, 1,997-character near miss", lambda: validate(GUARDRAILS)),
             ("start, 16 hostile conflicts × 15 slots against 435 lines", lambda: start(_scenario(0, 16))),
             (
                 "start, 20 conflicts × 15 slots (300 patterns; the issue's 300 × 310)",
