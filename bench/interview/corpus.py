@@ -135,7 +135,9 @@ EN: dict[str, tuple[str, ...]] = {
         "other girls, and on Sundays we walked to the lake and talked about the lives we would have.",
     ),
     "reflective": (
-        "Looking back, it taught me to be patient with people.",
+        # Was "Looking back, it taught me to be patient with people.", which the signal model reads
+        # as a stop request: a known false stop (docs/judges.md), not what this benchmark times.
+        "Looking back, it taught me to listen before I speak.",
         "In hindsight I realized my father was just tired, not angry.",
         "I learned that you can start over more than once; it made me who I am.",
         "Looking back now, I understand why my mother never talked about those years.",
@@ -323,19 +325,22 @@ def script(rng: random.Random, language: str, turns: int, *, end_with_stop: bool
 
 
 def check_corpus(languages: tuple[str, ...] = ("en", "zh")) -> None:
-    """Every answer meant to keep the session open passes the engine's own hard-stop check, and
-    every stop request trips it: a session never closes where the benchmark did not mean it to."""
+    """Every answer meant to keep the session open passes the engine's own hard-stop reading (the
+    lexicons and the local models, as a turn reads it), and every stop request trips it: a session
+    never closes where the benchmark did not mean it to."""
     from interview_turn.artifacts import interview_config
-    from interview_turn.engine.signals import hard_stop
+    from interview_turn.engine.model import TopicState
+    from interview_turn.engine.signals import extract
 
-    lexicon = interview_config().compiled_lexicon
+    config = interview_config()
     rng = random.Random(SEED)
     for language in languages:
         for kind, templates in CORPUS[language].items():
             for template in templates:
                 for _ in range(5):
                     text = template.format(**_slots(rng, language, {}, template))
-                    stopped = hard_stop(text, lexicon)
+                    read = extract(config, text, topic_id="life_story", topic=TopicState(), turn_no=3)
+                    stopped = read.signals.hard_stop
                     if (stopped is not None) != (kind == "stop"):
                         raise RuntimeError(f"corpus answer of kind {kind} gives hard stop {stopped}: {text}")
 
