@@ -1,12 +1,10 @@
 """Cold start of the packaged artifact, per function, against a hello-world packaged the same way.
 
-`make package` builds for arm64, whose native modules can't load on an x86_64 machine, so this
-benchmark first builds an **x86_64 twin** of the same artifact with the same code:
-`persona_rails_dev.package.build(machine="x86_64")` installs the exact versions of
-requirements/layer.lock for manylinux x86_64 / CPython 3.12 (`--only-binary=:all:`) and compiles
-the 3.12 bytecode (unchecked-hash .pyc) as the real build does. The baseline (bench/baseline_app.py,
-FastAPI + Mangum, one POST route) is compiled the same way and runs on the same layer. What Lambda's
-runtime adds (boto3 and s3transfer in its own site-packages) goes into a `runtime/` folder.
+`make package` builds for arm64, whose native modules can't load here, so this first builds an
+**x86_64 twin** of the same artifact (`persona_rails_dev.package.build(machine="x86_64")`: the exact
+versions of requirements/layer.lock for manylinux x86_64 / CPython 3.12, unchecked-hash 3.12 .pyc),
+and the baseline (bench/baseline_app.py, FastAPI + Mangum) the same way on the same layer. What
+Lambda's runtime adds (boto3 and s3transfer) goes into a `runtime/` folder.
 
 Each run is a fresh `python3.12 -I -B` process (isolated, and like Lambda unable to write bytecode)
 whose sys.path is the function folder, the layer's python/ and runtime/, then the interpreter's
@@ -47,9 +45,9 @@ RATIO_TARGET = 1.5
 TWIN = REPO_ROOT / ".build-x86_64"  # persona_rails_dev.lambda_twin.TWIN
 # Signs the events/ fixtures' tokens (tests/conftest.py uses the same one).
 FIXTURE_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"  # noqa: S105 - public test value
-# Each function's first request: the fixture its users send most. Any 2xx counts (a repeated start
-# is a retry and answers 200 instead of 201).
-FIRST_REQUEST = {
+# Each function's first request: the fixture its users send most (else its first fixture by name).
+# Any 2xx counts (a repeated start is a retry and answers 200 instead of 201).
+_FIRST_REQUEST_CHOSEN = {
     "InterceptSessionFunction": "intercept-session/start.json",
     "ModerationCheckFunction": "moderation-check/check.json",
     "InterviewTurnFunction": "interview-turn/start.json",
@@ -57,6 +55,20 @@ FIRST_REQUEST = {
     "SpsEncounterFunction": "sps-encounter/start.json",
     "WeeklySummaryFunction": "weekly-summary/backfill-user.json",
 }
+
+
+def _first_requests() -> dict[str, str]:
+    from persona_rails_dev.template import functions
+
+    found = dict(_FIRST_REQUEST_CHOSEN)
+    for logical_id, function in functions().items():
+        fixtures = sorted((REPO_ROOT / "events" / function.kebab_name).glob("*.json"))
+        if logical_id not in found and fixtures:
+            found[logical_id] = f"{function.kebab_name}/{fixtures[0].name}"
+    return found
+
+
+FIRST_REQUEST = _first_requests()
 # Lambda sets these for a traced invocation; the daemon address is a local port nobody listens on.
 TRACE_VARIABLES = {
     "_X_AMZN_TRACE_ID": "Root=1-6741a3c0-5f0e4c8b9a2d7e1f3b6c8d0a;Parent=53995c3f42cd8ad8;Sampled=1",
