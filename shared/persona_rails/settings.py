@@ -79,8 +79,9 @@ class StateSettings(_Base):
 
 class InterceptSettings(_Base):
     """The interception dialog's knobs, shared by InterceptSessionFunction (its next start closes
-    the user's abandoned dialogs) and WeeklySummaryFunction (its tick closes everyone's, and
-    purges raw reasons past retention)."""
+    the user's abandoned dialogs), InterceptHousekeepingFunction (it closes everyone's, and purges
+    raw reasons past retention) and WeeklySummaryFunction (it counts a dialog open past the grace
+    as abandoned)."""
 
     abandon_grace_seconds: int = Field(
         default=600, ge=0, le=86_400, validation_alias=env.INTERCEPT_ABANDON_GRACE_SECONDS

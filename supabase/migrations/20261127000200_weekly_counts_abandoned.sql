@@ -4,7 +4,9 @@
 -- having run just before them in the same tick; they now read a dialog still open past its
 -- countdown and grace as the sweep would leave it, so a summary is the same whichever ran first.
 
-DROP FUNCTION public.weekly_aggregates(uuid[], date[]);
+-- The two-argument weekly_aggregates of 20261123000700 stays: the weekly function deployed before
+-- this one calls it until `sam deploy` replaces it (its own tick still sweeps first), so applying
+-- this migration before the deploy breaks no run. A later migration drops it.
 
 -- As in 20261123000700_weekly_summary_v2.sql, with p_grace_seconds: the abandonment grace of
 -- intercept_close_abandoned (PERSONA_RAILS_INTERCEPT_ABANDON_GRACE_SECONDS).

@@ -9,10 +9,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from persona_rails import env
-from persona_rails.settings import DatabaseSettings, LlmSettings
+from persona_rails.settings import DatabaseSettings, InterceptSettings, LlmSettings
 
 
-class WeeklySettings(DatabaseSettings, LlmSettings):
+class WeeklySettings(DatabaseSettings, LlmSettings, InterceptSettings):
+    """With the interception's knobs: a dialog still open past its countdown and
+    `abandon_grace_seconds` is counted as abandoned, whether or not its housekeeping has closed it."""
+
     # One LLM call per user: opt in explicitly, the template insight is the default.
     llm_insights: bool = Field(default=False, validation_alias=env.WEEKLY_LLM_INSIGHTS)
     batch_size: int = Field(default=2000, ge=1, le=20_000, validation_alias=env.WEEKLY_BATCH_SIZE)
@@ -34,11 +37,6 @@ class WeeklySettings(DatabaseSettings, LlmSettings):
     )
     llm_partition_users: int = Field(
         default=40_000, ge=1, le=10_000_000, validation_alias=env.WEEKLY_LLM_PARTITION_USERS
-    )
-    # The interception's abandonment grace (InterceptSettings): a dialog still open past its
-    # countdown and this is counted as abandoned, whether or not its housekeeping has closed it.
-    abandon_grace_seconds: int = Field(
-        default=600, ge=0, le=86_400, validation_alias=env.INTERCEPT_ABANDON_GRACE_SECONDS
     )
 
     @property

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from intercept_session.housekeeping import run_housekeeping
+from intercept_session.chores import run_housekeeping
 from persona_rails.settings import InterceptSettings
 from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
 from persona_rails_dev.template import functions

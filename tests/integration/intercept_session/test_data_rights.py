@@ -550,7 +550,7 @@ def test_replaying_a_purged_turn_says_why_it_cannot(api, users, db, database_url
 
 
 def test_the_hourly_housekeeping_purges_with_the_configured_retention(users, db):
-    from intercept_session.housekeeping import run_housekeeping
+    from intercept_session.chores import run_housekeeping
     from persona_rails.settings import InterceptSettings
 
     user = users.create()

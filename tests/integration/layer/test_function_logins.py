@@ -106,7 +106,7 @@ def test_a_whole_dialog_runs_connected_as_the_api_login(logins, users):
 
 
 def test_the_intercept_housekeeping_closes_abandoned_dialogs_connected_as_the_weekly_login(logins, users, db):
-    from intercept_session.housekeeping import run_housekeeping
+    from intercept_session.chores import run_housekeeping
     from persona_rails.settings import InterceptSettings
 
     user = users.create()
@@ -124,3 +124,23 @@ def test_the_intercept_housekeeping_closes_abandoned_dialogs_connected_as_the_we
             "SELECT state, abandoned FROM public.intercept_sessions WHERE id = CAST(:id AS uuid)", id=sid
         )
     assert row == {"state": "closed", "abandoned": True}
+
+
+def test_the_sps_housekeeping_erases_expired_states_connected_as_the_weekly_login(logins, users, db):
+    from sps_encounter.chores import erase_expired_states
+
+    user = users.create()
+    with db.as_owner() as tx:
+        encounter = tx.one(
+            """INSERT INTO public.sps_encounters (user_id, scenario_id, scenario_source, scenario_hash, scenario,
+                 persona_id, persona_source, persona_hash, persona, seed, state, expires_at, config_version,
+                 start_fingerprint)
+               VALUES (CAST(:u AS uuid), 'chest-pain', 'inline', repeat('a', 64), '{}', 'p', 'inline',
+                 repeat('b', 64), '{}', 1, '{"rapport": "guarded"}', now() - interval '1 minute', 'v', 'f')
+               RETURNING id""",
+            u=user.id,
+        )["id"]
+    assert erase_expired_states(logins[WEEKLY_LOGIN]) >= 1
+    with db.as_owner() as tx:
+        row = tx.one("SELECT state FROM public.sps_encounters WHERE id = :id", id=encounter)
+    assert row == {"state": None}

@@ -143,7 +143,7 @@ def test_a_turn_renews_the_expiry(api, users, db):
 def test_the_hourly_housekeeping_erases_every_expired_state_and_nothing_else(api, users, db, expired):
     from persona_rails_dev.lambda_runtime import LambdaContext, load_handler
     from persona_rails_dev.template import functions
-    from sps_encounter.housekeeping import erase_expired_states
+    from sps_encounter.chores import erase_expired_states
     from tests.support.api import load_event
 
     _, encounter = expired

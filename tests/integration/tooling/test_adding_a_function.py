@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -168,12 +169,24 @@ def _add_the_function(repo: Path) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Copy:
+    """The copy with the function added, after the two commands its author runs: `rails template`
+    and `rails openapi` (each test reads the copy as they left it, in any order)."""
+
+    path: Path
+    stale_before: int  # `rails template --check` before `rails template`
+    template: subprocess.CompletedProcess[str]
+    openapi: subprocess.CompletedProcess[str]
+
+
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Copy:
     root = tmp_path_factory.mktemp("copy")
     _copy_of_the_repository(root)
     _add_the_function(root)
-    return root
+    stale = _rails(root, "template", "--check").returncode
+    return Copy(root, stale, _rails(root, "template"), _rails(root, "openapi"))
 
 
 def _environment(repo: Path) -> dict[str, str]:
@@ -204,18 +217,17 @@ def _rails(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return _run(repo, "-m", "persona_rails_dev.cli", *args)
 
 
-def test_the_copy_runs_its_own_tooling(repo):
-    where = _run(repo, "-c", "import persona_rails_dev.template as t; print(t.REPO_ROOT)")
+def test_the_copy_runs_its_own_tooling(copy):
+    where = _run(copy.path, "-c", "import persona_rails_dev.template as t; print(t.REPO_ROOT)")
     assert where.returncode == 0, where.stderr
-    assert Path(where.stdout.strip()) == repo.resolve()
+    assert Path(where.stdout.strip()) == copy.path.resolve()
 
 
-def test_rails_template_writes_its_log_group_alarms_and_dashboard_lines(repo):
-    assert _rails(repo, "template", "--check").returncode == 1  # the copy is stale until it runs
-    written = _rails(repo, "template")
-    assert written.returncode == 0, written.stderr
-    assert _rails(repo, "template", "--check").returncode == 0
-    generated = (repo / "template.yaml").read_text(encoding="utf-8").split(BEGIN, 1)[1]
+def test_rails_template_writes_its_log_group_alarms_and_dashboard_lines(copy):
+    assert copy.stale_before == 1  # the copy's template is stale until `rails template` runs
+    assert copy.template.returncode == 0, copy.template.stderr
+    assert _rails(copy.path, "template", "--check").returncode == 0
+    generated = (copy.path / "template.yaml").read_text(encoding="utf-8").split(BEGIN, 1)[1]
     for resource in (
         "EchoNoteLogGroup",
         "EchoNoteErrorsAlarm",
@@ -226,29 +238,28 @@ def test_rails_template_writes_its_log_group_alarms_and_dashboard_lines(repo):
     assert "EchoNoteFunction" in generated.split("AWS::CloudWatch::Dashboard", 1)[1]
 
 
-def test_rails_openapi_writes_its_document(repo):
-    written = _rails(repo, "openapi")
-    assert written.returncode == 0, written.stderr
-    document = json.loads((repo / "docs" / "openapi" / "echo-note.json").read_text(encoding="utf-8"))
+def test_rails_openapi_writes_its_document(copy):
+    assert copy.openapi.returncode == 0, copy.openapi.stderr
+    assert _rails(copy.path, "openapi", "--check").returncode == 0
+    document = json.loads((copy.path / "docs" / "openapi" / "echo-note.json").read_text(encoding="utf-8"))
     assert "post" in document["paths"]["/echo-notes"]
 
 
-def test_rails_invoke_runs_its_fixture_on_the_embedded_database(repo):
+def test_rails_invoke_runs_its_fixture_on_the_embedded_database(copy):
     try:
-        invoked = _rails(repo, "invoke", "EchoNoteFunction", "-e", "events/echo-note/add.json")
+        invoked = _rails(copy.path, "invoke", "EchoNoteFunction", "-e", "events/echo-note/add.json")
     finally:
-        _rails(repo, "db", "--stop")
+        _rails(copy.path, "db", "--stop")
     assert invoked.returncode == 0, invoked.stderr[-3000:]
     answer = json.loads(invoked.stdout)
     assert answer["statusCode"] == 201, answer
     assert json.loads(answer["body"])["text"] == "hello"
 
 
-def test_the_infra_tests_serve_and_smoke_cover_it(repo):
-    # After the two commands above, as someone adding a function runs them.
-    assert _rails(repo, "template", "--check").returncode == 0
-    assert _rails(repo, "openapi", "--check").returncode == 0
-    completed = _run(repo, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", *INFRA_TESTS, timeout=900)
+def test_the_infra_tests_serve_and_smoke_cover_it(copy):
+    completed = _run(
+        copy.path, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", *INFRA_TESTS, timeout=900
+    )
     assert completed.returncode == 0, completed.stdout[-4000:]
     passed = [line for line in completed.stdout.splitlines() if line.startswith("PASSED")]
     # The function is among the parameters of the per-function tests, and the smoke ran its fixture.

@@ -84,6 +84,9 @@ FIGURES = (
     "response_latency_p50_ms",
     "response_latency_p90_ms",
     "persona_compliance",
+    "overrides",
+    "emergencies",
+    "trend",
 )
 
 
@@ -112,12 +115,22 @@ def test_the_tick_counts_a_killed_dialog_as_abandoned_and_leaves_closing_it_to_i
     }
 
 
+def killed_the_week_before(db, user):
+    """A dialog killed in 2024-W09, whose figures reach 2024-W10's trend."""
+    return add_session(db, user, local_start=at(date(2024, 2, 28), 9), category="work", decision=None)
+
+
 def test_the_week_is_the_same_whether_the_housekeeping_ran_before_or_after_it(db, users):
     first, second = users.create().id, users.create().id
     killed_first, killed_second = abandoned_week(db, first), abandoned_week(db, second)
+    killed_first_before, killed_second_before = (
+        killed_the_week_before(db, first),
+        killed_the_week_before(db, second),
+    )
     # The sweep closes both; `second`'s is then opened again, as if the sweep had not run yet.
-    assert close_abandoned(db)["abandoned_closed"] >= 2
+    assert close_abandoned(db)["abandoned_closed"] >= 4
     assert stored(db, first, killed_first)["state"] == "closed"
+    assert stored(db, first, killed_first_before)["state"] == "closed"
     backfill(db, "2024-W10", first)
     before = {name: summary_of(db, first, date(2024, 3, 4))[name] for name in FIGURES}
 
@@ -126,8 +139,9 @@ def test_the_week_is_the_same_whether_the_housekeeping_ran_before_or_after_it(db
         tx.execute(
             "UPDATE public.intercept_sessions SET state = 'awaiting_decision', user_decision = NULL,"
             " auto_dismissed = false, abandoned = false, decision_fingerprint = NULL, closed_at = NULL"
-            " WHERE id = CAST(:s AS uuid)",
+            " WHERE id IN (CAST(:s AS uuid), CAST(:before AS uuid))",
             s=killed_second,
+            before=killed_second_before,
         )
     backfill(db, "2024-W10", second)
     after = {name: summary_of(db, second, date(2024, 3, 4))[name] for name in FIGURES}
