@@ -16,6 +16,7 @@ from bench.harness.handler import (
     set_log_level,
     stdout_to_devnull,
 )
+from bench.harness.report import MixSamples
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
@@ -48,14 +49,11 @@ def read_outcomes(owner: Database, samples: list[Sample]) -> None:
 
 
 @dataclass
-class MixResults:
+class MixResults(MixSamples):
     samples: list[Sample]  # measured requests, every route
     debates: int  # debates started (warm-up included)
     warmup: int
     zero_cooldown_resets: tuple[int, int]  # resets of cooldown-0 debates, and how many named chairs
-
-    def of(self, route: str, level: str | None = None) -> list[Sample]:
-        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
 
 
 def measure_mix(

@@ -63,6 +63,16 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
     return "\n".join([line(headers), separator, *(line(row) for row in rows)])
 
 
+@dataclass
+class MixSamples:
+    """A turn mix's measured requests, each with its `route` and log `level`."""
+
+    samples: list[Any]
+
+    def of(self, route: str, level: str | None = None) -> list[Any]:
+        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
+
+
 def verdict(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
@@ -136,7 +146,7 @@ def against_targets(
 
 def split_row(label: str, values: Sequence[float], total: float) -> list[str]:
     """A row of a "where the time goes" table: p50, p90, p99 in ms and the share of `total`."""
-    return [label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"]
+    return [label, *(ms(percentile(values, q)) for q in (50, 90, 99)), share(sum(values), total)]
 
 
 def counts_cell(values: Sequence[str]) -> str:

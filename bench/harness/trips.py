@@ -93,21 +93,15 @@ def one_round_trip(proxy: DelayProxy, url: str, count: int) -> list[int]:
 
 def code_label() -> str:
     """The commit the measured code came from (REPO_ROOT may be a worktree of an older commit)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(REPO_ROOT), *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return f"{REPO_ROOT} (not a git checkout)"
     return f"{commit}{' + uncommitted changes' if dirty else ''} ({REPO_ROOT})"

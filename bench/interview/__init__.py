@@ -29,6 +29,7 @@ from bench.harness.report import (
     p50_of,
     percentile,
     scenario_report,
+    split_row,
     target,
     trips_cell,
     turn_row,
@@ -120,10 +121,7 @@ def split_report(mix: MixResults) -> Report:
         ("write transaction (1 round trip)", "write"),
         ("the rest: Mangum, FastAPI, JWT, models, JSON text, EMF", "rest"),
     )
-    rows = []
-    for label, part in parts:
-        values = [getattr(sample, part) for sample in headline]
-        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), f"{sum(values) / total:.0%}"])
+    rows = [split_row(label, [getattr(sample, part) for sample in headline], total) for label, part in parts]
     return Report(
         title=f"Interview: where a turn's time goes (WARNING, {len(headline)} turns of part 1)",
         headers=["part", "p50 ms", "p90 ms", "p99 ms", "share of all turn time"],

@@ -11,6 +11,7 @@ from bench.harness.handler import (
     set_log_level,
     stdout_to_devnull,
 )
+from bench.harness.report import MixSamples
 from bench.sps_encounter.corpus import FUNCTION_ID, LOG_LEVELS, CaseRef, Settings
 from bench.sps_encounter.handler import (
     DECISION_KIND,
@@ -43,16 +44,13 @@ def read_records(owner: Database, samples: list[Sample]) -> dict[str, tuple[str,
 
 
 @dataclass
-class MixResults:
+class MixResults(MixSamples):
     samples: list[Sample]  # measured requests, every route
     encounters: int  # started (warm-up included)
     warmup: int
     turns_taken: int  # every turn answered, warm-up included
     records: int  # sps.patient_turn decision records in the database afterwards
     missing_records: int  # measured turns without exactly one decision record of the right kind
-
-    def of(self, route: str, level: str | None = None) -> list[Sample]:
-        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
 
 
 def measure_mix(

@@ -8,7 +8,7 @@ from bench.harness.report import (
     median,
     ms,
     percentile,
-    share,
+    split_row,
     turn_row,
     verdict,
 )
@@ -141,10 +141,7 @@ def split_report(mix: MixResults) -> Report:
         ("write transaction: advance, the turn, its decision record (1 round trip)", "write"),
         ("the rest: Mangum, FastAPI, the JWT, models, JSON text, logs, EMF", "rest"),
     )
-    rows = []
-    for label, part in parts:
-        values = [getattr(sample, part) for sample in warning]
-        rows.append([label, *(ms(percentile(values, q)) for q in (50, 90, 99)), share(sum(values), total)])
+    rows = [split_row(label, [getattr(sample, part) for sample in warning], total) for label, part in parts]
     return Report(
         title=f"SPS encounter: where a turn's time goes (WARNING, {len(warning)} turns of part 2)",
         headers=["part", "p50 ms", "p90 ms", "p99 ms", "share of all turn time"],
