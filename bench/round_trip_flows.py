@@ -1,319 +1,143 @@
-"""The dialog each HTTP function's routes are played in by bench/round_trips.py, in the client's order, and each route's round-trip budget."""
+"""The dialog each HTTP function's routes are played in by bench/round_trips.py, in the client's
+order, and each route's round-trip budget.
+
+A step sends one events/ fixture (its route, headers and body: what the tests and `rails smoke`
+send) as the benchmark's user, with the dialog's id in the path and fresh idempotency keys. A
+function with no dialog here plays each of its fixtures whose route needs no id, expecting a 2xx,
+as `rails smoke` does: a new function is measured without an entry in this file."""
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bench.harness.handler import (
-    REASONS,
-    BenchUser,
-    start_event,
-)
+from bench.harness.handler import BenchUser, trigger_payload
 
 if TYPE_CHECKING:
     from persona_rails_dev.template import Function
 
-
 REASON_ROUTE = "POST /intercept-session/{session_id}/reason"
-
-
 REASON_BUDGET = 5
-
-
 DEFAULT_BUDGET = 4
+SUCCESS = tuple(range(200, 300))
+# The reason turn's text: one the offline evaluator answers with a delay, so the dialog can go on
+# to an appeal (an allow cannot be appealed).
+DIALOG_REASON = "就是有点无聊，想刷一会儿放松一下"
 
-
-# A reason the offline evaluator answers with a delay, so the dialog can go on to an appeal
-# (an allow cannot be appealed); the appeal text is the one the tests use.
-DIALOG_REASON = REASONS[0]
-
-
-APPEAL = "其实是老板让我下午3点前看完竞品的新视频，要写进今天的报告"
+Body = Callable[[dict[str, Any], BenchUser, str], dict[str, Any]]
 
 
 def budget(route_key: str) -> int:
     return REASON_BUDGET if route_key == REASON_ROUTE else DEFAULT_BUDGET
 
 
+@cache
+def _fixture(name: str) -> dict[str, Any]:
+    from persona_rails_dev.event_fixtures import load_event
+
+    event: dict[str, Any] = load_event(name, refresh=False)
+    return event
+
+
 @dataclass(frozen=True)
 class Step:
-    """One request of a scripted flow: which route, its event, the status that proves it ran."""
+    """One request of a dialog: the fixture it sends, and the answer that proves which path ran."""
 
-    route_key: str
-    event: Callable[[Function, BenchUser, str], dict[str, Any]]
-    status: int
-    # The response's `session_id` is the session the next steps use (the server picks it).
-    names_session: bool = False
-    # Where the response names it, when not `session_id` (an encounter's `encounter_id`).
-    session_field: str = "session_id"
-    # The answer's `state` that proves which path ran, when one status covers several.
-    state: str | None = None
-    # The row it is reported in, when one route runs twice in a flow on different paths.
-    variant: str | None = None
+    fixture: str  # events/<function>/<name>.json
+    status: tuple[int, ...]
+    keeps: str | None = None  # the answer's field naming what the next steps address
+    state: str | None = None  # the answer's `state`, when one status covers several paths
+    variant: str | None = None  # the row's name, when a route runs twice on different paths
+    body: Body | None = None  # the body to send instead of the fixture's (fixture body, user, id)
+
+    @property
+    def route_key(self) -> str:
+        return str(_fixture(self.fixture)["routeKey"])
 
     @property
     def label(self) -> str:
         return f"{self.route_key} ({self.variant})" if self.variant else self.route_key
 
+    def event(self, function: Function, user: BenchUser, dialog_id: str) -> dict[str, Any]:
+        from persona_rails_dev.apigw import http_event
 
-def _event(
-    function: Function, route_key: str, user: BenchUser, session_id: str, body: dict[str, Any] | None
-) -> dict[str, Any]:
-    from persona_rails_dev.apigw import http_event
-
-    declared = next(r for r in function.routes if r.route_key == route_key)
-    path = declared.path.replace("{session_id}", session_id)
-    params = {"session_id": session_id} if "{session_id}" in declared.path else {}
-    headers = {"authorization": f"Bearer {user.token}", "user-agent": "persona-rails-bench"}
-    text = None
-    if body is not None:
-        headers["content-type"] = "application/json"
-        text = json.dumps(body, ensure_ascii=False)
-    return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
+        fixture = _fixture(self.fixture)
+        declared = next(r for r in function.routes if r.route_key == self.route_key)
+        params = {name: dialog_id for name in re.findall(r"{(\w+)}", declared.path)}
+        path = declared.path.format(**params)
+        headers = {**fixture["headers"], "authorization": f"Bearer {user.token}"}
+        if "idempotency-key" in headers:
+            headers["idempotency-key"] = f"{dialog_id}:{self.fixture}"
+        body = json.loads(fixture["body"]) if fixture.get("body") else None
+        if self.body is not None and body is not None:
+            body = self.body(body, user, dialog_id)
+        text = json.dumps(body, ensure_ascii=False) if body is not None else None
+        return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
 
 
-HISTORY_ROUTE = "/intercept-session/me/history"
+def _reopen(body: dict[str, Any], user: BenchUser, dialog_id: str) -> dict[str, Any]:
+    # Opening the app again, inside the unlock window the decision opened: a new session id.
+    return trigger_payload(user, str(uuid.uuid4()))
+
+
+def _intercept(fixture: str, status: int = 200, **options: Any) -> Step:
+    return Step(f"intercept-session/{fixture}.json", (status,), **options)
 
 
 # The whole interception dialog, in the order a client makes it: every route once, the start
-# twice (the second inside the unlock window the decision opened), then the data-rights routes.
+# twice (the second inside the unlock window the decision opened), then the data-rights routes,
+# which leave the user's next dialog an empty history.
 INTERCEPT_DIALOG = (
-    Step("POST /intercept-session", start_event, 201, state="awaiting_reason"),
-    Step(
-        REASON_ROUTE,
-        lambda f, u, sid: _event(f, REASON_ROUTE, u, sid, {"reason_text": DIALOG_REASON}),
-        200,
-    ),
-    Step(
-        "POST /intercept-session/{session_id}/appeal",
-        lambda f, u, sid: _event(
-            f, "POST /intercept-session/{session_id}/appeal", u, sid, {"appeal_text": APPEAL}
-        ),
-        200,
-    ),
-    Step(
-        "POST /intercept-session/{session_id}/decision",
-        lambda f, u, sid: _event(
-            f, "POST /intercept-session/{session_id}/decision", u, sid, {"user_decision": "comply"}
-        ),
-        200,
-    ),
-    Step(
-        "GET /intercept-session/{session_id}",
-        lambda f, u, sid: _event(f, "GET /intercept-session/{session_id}", u, sid, None),
-        200,
-    ),
-    # Complying with the appeal's allow unlocked the app: opened again, it answers with no dialog.
-    Step(
-        "POST /intercept-session",
-        lambda f, u, sid: start_event(f, u, str(uuid.uuid4())),
-        200,
-        state="unlocked",
-        variant="unlocked",
-    ),
-    Step(f"GET {HISTORY_ROUTE}", lambda f, u, sid: _event(f, f"GET {HISTORY_ROUTE}", u, sid, None), 200),
-    Step(
-        f"DELETE {HISTORY_ROUTE}", lambda f, u, sid: _event(f, f"DELETE {HISTORY_ROUTE}", u, sid, None), 200
-    ),
+    _intercept("start", 201, state="awaiting_reason", body=lambda b, u, i: trigger_payload(u, i)),
+    _intercept("reason", body=lambda b, u, i: {"reason_text": DIALOG_REASON}),
+    _intercept("appeal"),
+    _intercept("decision"),
+    _intercept("get"),
+    _intercept("start", state="unlocked", variant="unlocked", body=_reopen),
+    _intercept("export-history"),
+    _intercept("delete-history"),
 )
 
 
-MODERATION_ROUTE = "POST /moderation/check"
+def _new_text(body: dict[str, Any], user: BenchUser, dialog_id: str) -> dict[str, Any]:
+    # A new text every time: each check is computed, not answered from an earlier one.
+    return {**body, "text": f"{body['text']} {dialog_id[:8]}"}
 
 
-def _moderation_body(session_id: str) -> dict[str, Any]:
-    # A new text every time (the session id is fresh): each check is computed, not reused.
-    return {
-        "text": f"我很关心你，今天过得怎么样？{session_id[:8]}",
-        "dimensions": ["intimacy"],
-        "context": {
-            "profile": {"persona": "温柔体贴的陪伴型角色", "intimacy_stage": 2},
-            "profile_version": "v1.0",
-        },
-        "policy": "default",
-    }
-
-
-MODERATION_CHECK = (
-    Step(MODERATION_ROUTE, lambda f, u, sid: _event(f, MODERATION_ROUTE, u, sid, _moderation_body(sid)), 200),
-)
-
-
-INTERVIEW_START = "POST /interview/sessions"
-
-
-INTERVIEW_TURN = "POST /interview/sessions/{session_id}/turns"
-
-
-INTERVIEW_ANSWER = (
-    "We moved to Boston in 1985, when I was twelve. My father had found work at the shipyard, and "
-    "he walked me to school every morning in the snow before his shift."
-)
-
-
-def _interview_start(function: Function, user: BenchUser, sid: str) -> dict[str, Any]:
-    # The client's key for this start: without one, the same body from the same user within a
-    # minute is answered as a retry of the first session (200 instead of 201).
-    event = _event(
-        function,
-        INTERVIEW_START,
-        user,
-        sid,
-        {
-            "narrator": {"display_name": "Margaret"},
-            "language": "en",
-            "topic_plan": [
-                {"topic_id": "childhood", "title": "your childhood"},
-                {"topic_id": "first_job", "title": "your first job"},
-            ],
-        },
-    )
-    event["headers"]["idempotency-key"] = sid
-    return event
-
-
-# Start a session, answer once, read it back (the session's id comes from the start's response).
-INTERVIEW_SESSION = (
-    Step(INTERVIEW_START, _interview_start, 201, names_session=True),
-    Step(
-        INTERVIEW_TURN,
-        lambda f, u, sid: _event(f, INTERVIEW_TURN, u, sid, {"user_text": INTERVIEW_ANSWER}),
-        200,
-    ),
-    Step(
-        "GET /interview/sessions/{session_id}",
-        lambda f, u, sid: _event(f, "GET /interview/sessions/{session_id}", u, sid, None),
-        200,
-    ),
-)
-
-
-CHAIR_PREFIX = "/debates/{debate_id}/interrupts"
-
-
-CHAIR_EVALUATE = f"POST {CHAIR_PREFIX}/evaluate"
-
-
-# The spec's straw-man case (events/chair-interrupt/evaluate.json): on a fresh debate the
-# virtue-ethics chair interrupts (urgency 0.95), so the evaluation claims a cooldown and logs it.
-CHAIR_BODY = {
-    "current_speaker": {"position": "chair_1", "framework": "utilitarianism", "model_id": "Claude"},
-    "other_chairs": [
-        {"position": "chair_2", "framework": "virtue_ethics", "model_id": "GPT"},
-        {"position": "chair_3", "framework": "deontology", "model_id": "Gemini"},
-    ],
-    "recent_content": "Virtue ethics people just want to feel good about themselves!",
-    "debate_so_far": "Moderator: Should AI systems be allowed to deceive users for their own good?",
-    "topic": "AI Ethics",
-    "interruptions": {
-        "enabled": True,
-        "allow_chair_interruptions": True,
-        "aggressiveness": 3,
-        "cooldown_seconds": 60,
-    },
-}
-
-
-def _chair_event(
-    function: Function, route_key: str, user: BenchUser, debate_id: str, body: dict[str, Any] | None
-) -> dict[str, Any]:
-    # The chair routes name a debate, not a session: each dialog's fresh id is a new debate.
-    event = _event(function, route_key, user, debate_id, body)
-    path = next(r for r in function.routes if r.route_key == route_key).path.replace("{debate_id}", debate_id)
-    event["rawPath"] = event["requestContext"]["http"]["path"] = path
-    event["pathParameters"] = {"debate_id": debate_id}
-    return event
-
-
-# Evaluate (an interrupt), quick-check, read the stats, reset the cooldowns: every route once.
-CHAIR_DEBATE = (
-    Step(CHAIR_EVALUATE, lambda f, u, sid: _chair_event(f, CHAIR_EVALUATE, u, sid, CHAIR_BODY), 200),
-    Step(
-        f"POST {CHAIR_PREFIX}/quick-check",
-        lambda f, u, sid: _chair_event(
-            f, f"POST {CHAIR_PREFIX}/quick-check", u, sid, {"content": CHAIR_BODY["recent_content"]}
-        ),
-        200,
-    ),
-    Step(
-        f"GET {CHAIR_PREFIX}/stats",
-        lambda f, u, sid: _chair_event(f, f"GET {CHAIR_PREFIX}/stats", u, sid, None),
-        200,
-    ),
-    Step(
-        f"POST {CHAIR_PREFIX}/reset-cooldowns",
-        lambda f, u, sid: _chair_event(f, f"POST {CHAIR_PREFIX}/reset-cooldowns", u, sid, None),
-        200,
-    ),
-)
-
-
-SPS_PREFIX = "/sps/encounters"
-
-
-SPS_START = f"POST {SPS_PREFIX}"
-
-
-SPS_TURN = f"POST {SPS_PREFIX}/{{encounter_id}}/turns"
-
-
-SPS_GET = f"GET {SPS_PREFIX}/{{encounter_id}}"
-
-
-SPS_TRANSCRIPT = [
-    {"turnIndex": 0, "role": "learner", "text": "What brings you in today?"},
-    {"turnIndex": 1, "role": "patient", "text": "My chest gets tight when I exert myself."},
-]
-
-
-def _sps_event(
-    function: Function, route_key: str, user: BenchUser, encounter_id: str, body: dict[str, Any] | None
-) -> dict[str, Any]:
-    # The SPS routes name an encounter, which the start's response picks.
-    event = _event(function, route_key, user, encounter_id, body)
-    path = next(r for r in function.routes if r.route_key == route_key).path
-    if "{encounter_id}" in path:
-        path = path.replace("{encounter_id}", encounter_id)
-        event["rawPath"] = event["requestContext"]["http"]["path"] = path
-        event["pathParameters"] = {"encounter_id": encounter_id}
-    return event
-
-
-def _sps_start(function: Function, user: BenchUser, sid: str) -> dict[str, Any]:
-    event = _sps_event(function, SPS_START, user, sid, {"scenario_id": "chest-pain", "seed": 42})
-    event["headers"]["idempotency-key"] = sid
-    return event
-
-
-# List the catalog, start an encounter, take a turn, read it back, validate a transcript.
-SPS_ENCOUNTER = (
-    Step("GET /sps/scenarios", lambda f, u, sid: _sps_event(f, "GET /sps/scenarios", u, sid, None), 200),
-    Step(SPS_START, _sps_start, 201, names_session=True, session_field="encounter_id"),
-    Step(
-        SPS_TURN,
-        lambda f, u, sid: _sps_event(f, SPS_TURN, u, sid, {"learner_text": "When did the pain start?"}),
-        200,
-    ),
-    Step(SPS_GET, lambda f, u, sid: _sps_event(f, SPS_GET, u, sid, None), 200),
-    Step(
-        "POST /sps/validate",
-        lambda f, u, sid: _sps_event(
-            f, "POST /sps/validate", u, sid, {"scenario_id": "chest-pain", "transcript": SPS_TRANSCRIPT}
-        ),
-        200,
-    ),
-)
-
-
-# A new HTTP function adds its flow here; the benchmark refuses to run without one.
+# Each fixture that names a route of its function once, in the client's order; a start's answer
+# names the session or encounter the later steps address (a debate's id is the client's).
 FLOWS: dict[str, tuple[Step, ...]] = {
     "InterceptSessionFunction": INTERCEPT_DIALOG,
-    "ModerationCheckFunction": MODERATION_CHECK,
-    "InterviewTurnFunction": INTERVIEW_SESSION,
-    "ChairInterruptFunction": CHAIR_DEBATE,
-    "SpsEncounterFunction": SPS_ENCOUNTER,
+    "ModerationCheckFunction": (Step("moderation-check/check.json", (200,), body=_new_text),),
+    "InterviewTurnFunction": (
+        Step("interview-turn/start.json", (201,), keeps="session_id"),
+        Step("interview-turn/turn.json", (200,)),
+        Step("interview-turn/get.json", (200,)),
+    ),
+    # On a fresh debate the spec's straw-man case interrupts: the evaluation claims a cooldown.
+    "ChairInterruptFunction": tuple(
+        Step(f"chair-interrupt/{name}.json", (200,))
+        for name in ("evaluate", "quick-check", "stats", "reset-cooldowns")
+    ),
+    "SpsEncounterFunction": (
+        Step("sps-encounter/scenarios.json", (200,)),
+        Step("sps-encounter/start.json", (201,), keeps="encounter_id"),
+        Step("sps-encounter/turn.json", (200,)),
+        Step("sps-encounter/get.json", (200,)),
+        Step("sps-encounter/validate.json", (200,)),
+    ),
 }
+
+
+def flow(function: Function) -> tuple[Step, ...]:
+    """The function's dialog here, else its fixtures whose route needs no id (any 2xx)."""
+    from persona_rails_dev.smoke import default_flow
+
+    if function.logical_id in FLOWS:
+        return FLOWS[function.logical_id]
+    return tuple(Step(step.fixture, SUCCESS) for step in default_flow(function))
