@@ -32,6 +32,11 @@ from persona_rails.settings import InterceptSettings, cached_settings
 router = APIRouter(prefix="/intercept-session")
 
 
+def _grace() -> int:
+    """How long after its countdown an open dialog counts as abandoned."""
+    return cached_settings(InterceptSettings).abandon_grace_seconds
+
+
 @router.post(
     "",
     response_model=StartAnswer,
@@ -49,8 +54,7 @@ async def start_session(
     body: StartSessionRequest, token: Token, db: DbDep, response: Response
 ) -> StartAnswer:
     caller = acting_for(token, body.user_id)
-    grace = cached_settings(InterceptSettings).abandon_grace_seconds
-    answer, created = service.start_session(db, caller, body, datetime.now(UTC), grace_seconds=grace)
+    answer, created = service.start_session(db, caller, body, datetime.now(UTC), grace_seconds=_grace())
     if not created:
         response.status_code = status.HTTP_200_OK
     return answer
@@ -62,7 +66,9 @@ async def start_session(
 async def submit_reason(
     session_id: UUID, body: ReasonRequest, caller: UserOrService, db: DbDep, llm: LlmDep
 ) -> TurnResult:
-    return service.submit_turn_settled(db, llm, caller, str(session_id), body.reason_text, turn_no=1)
+    return service.submit_turn_settled(
+        db, llm, caller, str(session_id), body.reason_text, turn_no=1, grace_seconds=_grace()
+    )
 
 
 @router.post(
@@ -71,7 +77,9 @@ async def submit_reason(
 async def submit_appeal(
     session_id: UUID, body: AppealRequest, caller: UserOrService, db: DbDep, llm: LlmDep
 ) -> TurnResult:
-    return service.submit_turn_settled(db, llm, caller, str(session_id), body.appeal_text, turn_no=2)
+    return service.submit_turn_settled(
+        db, llm, caller, str(session_id), body.appeal_text, turn_no=2, grace_seconds=_grace()
+    )
 
 
 @router.post(
@@ -82,7 +90,7 @@ async def submit_appeal(
 async def record_decision(
     session_id: UUID, body: DecisionRequest, caller: UserOrService, db: DbDep
 ) -> DecisionResult:
-    return service.decide(db, caller, str(session_id), body)
+    return service.decide(db, caller, str(session_id), body, grace_seconds=_grace())
 
 
 @router.get("/{session_id}", response_model=SessionOut, responses=errors(401, 403, 404, 422))

@@ -40,6 +40,7 @@ from intercept_session.schemas import (
     TurnResult,
 )
 from persona_rails.db import Database
+from persona_rails.db.database import Tx
 from persona_rails.errors import Conflict, Invalid, NotFound
 from persona_rails.idempotency import fingerprint, replay_or_conflict
 from persona_rails.identity import Caller
@@ -271,11 +272,14 @@ def _settle_taken_slot(turns: list[Row], turn_no: int, text_print: str, session:
 
 
 def _read_turn_context(
-    db: Database, caller: Caller, session_id: str
+    db: Database, caller: Caller, session_id: str, grace_seconds: int
 ) -> tuple[Row, list[Row], list[Row], Row]:
-    """The session (share-locked first), its turns, its rule and today's counts: one round trip."""
-    sessions, turns, rules, stats = db.run_as_user(
+    """The session (share-locked first), its turns, its rule and today's counts: one round trip.
+    A dialog past its countdown and grace is closed as abandoned first, so a late turn finds it
+    closed whether or not a start or the housekeeping got there before."""
+    _, sessions, turns, rules, stats = db.run_as_user(
         caller.claims,
+        repository.close_abandoned(grace_seconds),
         repository.session(session_id, lock="share"),
         repository.turns(session_id),
         repository.rule_of_session(session_id),
@@ -285,10 +289,17 @@ def _read_turn_context(
 
 
 def submit_turn(
-    db: Database, llm: LlmSettings, caller: Caller, session_id: str, text: str, *, turn_no: int
+    db: Database,
+    llm: LlmSettings,
+    caller: Caller,
+    session_id: str,
+    text: str,
+    *,
+    turn_no: int,
+    grace_seconds: int,
 ) -> TurnResult:
     text_print = fingerprint(text)
-    session, turns, rules, stats = _read_turn_context(db, caller, session_id)
+    session, turns, rules, stats = _read_turn_context(db, caller, session_id, grace_seconds)
     if any(turn["turn_no"] >= turn_no for turn in turns) or session["state"] == State.CLOSED:
         return _settle_taken_slot(turns, turn_no, text_print, session)
     check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
@@ -366,13 +377,20 @@ class _Raced(Exception):
 
 
 def submit_turn_settled(
-    db: Database, llm: LlmSettings, caller: Caller, session_id: str, text: str, *, turn_no: int
+    db: Database,
+    llm: LlmSettings,
+    caller: Caller,
+    session_id: str,
+    text: str,
+    *,
+    turn_no: int,
+    grace_seconds: int,
 ) -> TurnResult:
     try:
-        return submit_turn(db, llm, caller, session_id, text, turn_no=turn_no)
+        return submit_turn(db, llm, caller, session_id, text, turn_no=turn_no, grace_seconds=grace_seconds)
     except _Raced:
         # Nothing was written; the winner's row is committed, so re-reading settles it.
-        session, turns, _, _ = _read_turn_context(db, caller, session_id)
+        session, turns, _, _ = _read_turn_context(db, caller, session_id, grace_seconds)
         return _settle_taken_slot(turns, turn_no, fingerprint(text), session)
 
 
@@ -419,14 +437,19 @@ def _check_allowed(session: Row, request: DecisionRequest, *, over_allowance: bo
         )
 
 
-def decide(db: Database, caller: Caller, session_id: str, request: DecisionRequest) -> DecisionResult:
+def decide(
+    db: Database, caller: Caller, session_id: str, request: DecisionRequest, *, grace_seconds: int
+) -> DecisionResult:
     decision_print = fingerprint(request.model_dump(mode="json"))
     with db.as_user(caller.claims) as tx:
         # The budget locks the user's clock row, so two emergencies at once are counted in
         # turn; FOR UPDATE then queues concurrent decisions on the same session. Clock before
-        # session, as on every path that locks both (see start_session).
-        budgets, sessions, turns, times = tx.batch(
+        # session, as on every path that locks both (see start_session). A dialog past its
+        # countdown and grace closes as abandoned before it is read: a late decision finds it
+        # closed, whether or not a start or the housekeeping got there first.
+        budgets, _, sessions, turns, times = tx.batch(
             repository.emergency_budget(session_id),
+            repository.close_abandoned(grace_seconds),
             repository.session(session_id, lock="update"),
             repository.turns(session_id),
             repository.closing_time(session_id),
@@ -436,48 +459,24 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
             count("DecisionReplayed")
             return _decision_result(session)
         view = _view(session)
-        state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
-        kind = access.unlock_kind(
-            request.user_decision,
-            view.final_verdict,
-            emergency=session["emergency"],
-            auto_dismissed=request.auto_dismissed,
-        )
-        budget = budgets[0]
-        over = kind is access.UnlockKind.EMERGENCY and access.over_allowance(
-            budget["emergencies_this_week"], budget["emergency_allowance"]
-        )
-        _check_allowed(session, request, over_allowance=over)
-        closed_at = times[0]["closed_at"]
-        last_turn = max(turns, key=lambda turn: turn["turn_no"]) if turns else None
-        delay = last_turn["delay_minutes"] if request.accepted_delay and last_turn else None
-        closed_rows, _, _ = tx.batch(
-            repository.close_session(
+        if view.state is State.CLOSED:
+            closing = None
+        else:
+            closing = _close(
+                tx,
                 session_id,
-                {
-                    "user_decision": request.user_decision.value,
-                    "accepted_delay": request.accepted_delay,
-                    "auto_dismissed": request.auto_dismissed,
-                    "emergency_reason": request.emergency_reason,
-                    "decision_fingerprint": decision_print,
-                    "closed_at": closed_at.isoformat(),
-                    "unlock_kind": kind.value if kind else None,
-                    "unlocked_until": (
-                        access.unlocked_until(
-                            closed_at, session["unlock_minutes"], budget["day_end"], kind
-                        ).isoformat()
-                        if kind
-                        else None
-                    ),
-                    "retry_after": access.retry_after(closed_at, delay).isoformat() if delay else None,
-                    "over_allowance": over,
-                },
-            ),
-            repository.record_decision_on_turns(session_id, request.user_decision.value),
-            repository.completed_event(session_id, DIALOG_COMPLETED),
-        )
-        assert closed_rows, "the row is locked and open"
-        closed = closed_rows[0]
+                session,
+                turns=turns,
+                closed_at=times[0]["closed_at"],
+                budget=budgets[0],
+                request=request,
+                decision_print=decision_print,
+            )
+    if closing is None:
+        # Closed, perhaps as abandoned by this very request: refused once that is committed.
+        state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
+        raise AssertionError("check_decision refuses every decision on a closed session")
+    closed, kind, over = closing
     count(f"Decision{request.user_decision.value.title()}")
     if over:
         count("EmergencyOverAllowance")
@@ -493,6 +492,62 @@ def decide(db: Database, caller: Caller, session_id: str, request: DecisionReque
         },
     )
     return _decision_result(closed)
+
+
+def _close(
+    tx: Tx,
+    session_id: str,
+    session: Row,
+    *,
+    turns: list[Row],
+    closed_at: datetime,
+    budget: Row,
+    request: DecisionRequest,
+    decision_print: str,
+) -> tuple[Row, access.UnlockKind | None, bool]:
+    """Close an open dialog with the decision, in the transaction that locked it: the closed row,
+    its unlock kind, and whether an emergency went over the week's allowance."""
+    view = _view(session)
+    state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
+    kind = access.unlock_kind(
+        request.user_decision,
+        view.final_verdict,
+        emergency=session["emergency"],
+        auto_dismissed=request.auto_dismissed,
+    )
+    over = kind is access.UnlockKind.EMERGENCY and access.over_allowance(
+        budget["emergencies_this_week"], budget["emergency_allowance"]
+    )
+    _check_allowed(session, request, over_allowance=over)
+    last_turn = max(turns, key=lambda turn: turn["turn_no"]) if turns else None
+    delay = last_turn["delay_minutes"] if request.accepted_delay and last_turn else None
+    closed_rows, _, _ = tx.batch(
+        repository.close_session(
+            session_id,
+            {
+                "user_decision": request.user_decision.value,
+                "accepted_delay": request.accepted_delay,
+                "auto_dismissed": request.auto_dismissed,
+                "emergency_reason": request.emergency_reason,
+                "decision_fingerprint": decision_print,
+                "closed_at": closed_at.isoformat(),
+                "unlock_kind": kind.value if kind else None,
+                "unlocked_until": (
+                    access.unlocked_until(
+                        closed_at, session["unlock_minutes"], budget["day_end"], kind
+                    ).isoformat()
+                    if kind
+                    else None
+                ),
+                "retry_after": access.retry_after(closed_at, delay).isoformat() if delay else None,
+                "over_allowance": over,
+            },
+        ),
+        repository.record_decision_on_turns(session_id, request.user_decision.value),
+        repository.completed_event(session_id, DIALOG_COMPLETED),
+    )
+    assert closed_rows, "the row is locked and open"
+    return closed_rows[0], kind, over
 
 
 def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:

@@ -269,13 +269,17 @@ def test_the_sql_sweep_is_idempotent(api, alice, db):
         ("reason", {"reason_text": BORED}, "session_closed"),
     ],
 )
-def test_a_late_request_on_an_abandoned_dialog_is_409(api, alice, db, path, body, code):
+@pytest.mark.parametrize("closed_first", [True, False], ids=["after-a-start", "by-itself"])
+def test_a_late_request_on_an_abandoned_dialog_is_409(api, alice, db, path, body, code, closed_first):
+    """Past the deadline the dialog is abandoned whether or not a start or the housekeeping has
+    closed it yet: the late request closes it itself, as the sweep would, and is refused."""
     user, douyin, bilibili = alice
     sid = new_dialog(api, user, douyin)["session_id"]
     age(db, user, sid, DEADLINE + 5)
-    new_dialog(api, user, bilibili)
+    created = session_row(db, user, sid)["created_at"]
+    if closed_first:
+        new_dialog(api, user, bilibili)
     reply = api.post(f"/intercept-session/{sid}/{path}", user.token, body)
     assert reply.status == 409, reply.body
     assert (reply.error["code"], reply.error["state"]) == (code, "closed")
-    assert session_row(db, user, sid)["abandoned"] is True
-    assert len(completed_events(db, user, sid)) == 1
+    assert_abandoned(db, user, sid, closed_at=created + timedelta(seconds=DEADLINE))

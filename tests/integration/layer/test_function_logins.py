@@ -92,16 +92,19 @@ def test_a_whole_dialog_runs_connected_as_the_api_login(logins, users):
     from intercept_session import service
     from intercept_session.engine.model import Decision
     from intercept_session.schemas import DecisionRequest
-    from persona_rails.settings import LlmSettings
+    from persona_rails.settings import InterceptSettings, LlmSettings
 
     user = users.create()
     database = logins[API_LOGIN]
     caller, sid = _start(database, user, users.rule(user))
+    grace = InterceptSettings().abandon_grace_seconds
     turn = service.submit_turn_settled(
-        database, LlmSettings(), caller, sid, "就是无聊想刷一会儿视频放松", turn_no=1
+        database, LlmSettings(), caller, sid, "就是无聊想刷一会儿视频放松", turn_no=1, grace_seconds=grace
     )
     assert turn.ai_verdict in {"deny", "delay", "allow"}
-    closed = service.decide(database, caller, sid, DecisionRequest(user_decision=Decision.COMPLY))
+    closed = service.decide(
+        database, caller, sid, DecisionRequest(user_decision=Decision.COMPLY), grace_seconds=grace
+    )
     assert closed.state == "closed"
 
 

@@ -53,7 +53,7 @@ request = StartSessionRequest.model_validate({
 grace = InterceptSettings().abandon_grace_seconds
 started, created = service.start_session(db, caller, request, datetime.now(UTC), grace_seconds=grace)
 sid = str(started.session_id)
-turn = service.submit_turn_settled(db, LlmSettings(), caller, sid, reason, turn_no=1)
+turn = service.submit_turn_settled(db, LlmSettings(), caller, sid, reason, turn_no=1, grace_seconds=grace)
 
 def caught(call):
     try:
@@ -71,7 +71,7 @@ print(json.dumps({
     "turn": {"verdict": str(turn.ai_verdict), "source": str(turn.source), "state": str(turn.state)},
     "unknown_session": caught(lambda: service.get_session(db, caller, unknown)),
     "second_reason": caught(lambda: service.submit_turn_settled(
-        db, LlmSettings(), caller, sid, reason + "，真的", turn_no=1)),
+        db, LlmSettings(), caller, sid, reason + "，真的", turn_no=1, grace_seconds=grace)),
     "http_loaded": sorted(n for n in sys.modules if n.split(".")[0] in BLOCKED or n.startswith("persona_rails.http")),
     "http_attempts": attempts,
 }, ensure_ascii=False))
