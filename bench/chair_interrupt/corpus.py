@@ -1,4 +1,4 @@
-"""The chair-interrupt benchmark's constants and its seeded corpus of debate chunks.
+"""The chair-interrupt benchmark's seeded corpus of debate chunks.
 
 A chunk is exactly 300 characters of a chair's speech, as the debate orchestrator streams it:
 sentences of a philosophical debate in English or Chinese (one language per debate), cut out of
@@ -18,20 +18,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-FUNCTION_ID = "ChairInterruptFunction"
 SEED = 20261125
-
-QUICK_TARGET_PER_SECOND = 50_000
 TEXT_CHARS = 300
 TRIGGER_SHARE = 0.2  # of chunks, carrying one trigger sentence
 EXCLAIM_SHARE = 0.3  # of trigger sentences, ending with an exclamation mark
-P50_TARGET_MS = 5.0
-P99_TARGET_MS = 20.0
-ROUND_TRIP_BUDGET = 4
-# What the function's repository promises (chair_interrupt/repository.py, service.py).
-EXPECTED_TRIPS = {"evaluation": 2, "disabled evaluation": 1, "stats": 1, "reset": 1, "quick check": 0}
-
-LOG_LEVELS = ("WARNING", "INFO")
 LANGUAGES = ("en", "zh")
 
 REASONS = (
@@ -45,40 +35,21 @@ REASONS = (
 # A trigger chunk's reason, drawn with these weights (the spec's own patterns cover the first four).
 REASON_WEIGHTS = (0.25, 0.2, 0.2, 0.15, 0.1, 0.1)
 
-# The frameworks catalogue's keys, and how a speaker names each (the school, its adherents).
-FRAMEWORKS = (
-    "utilitarianism",
-    "deontology",
-    "virtue_ethics",
-    "contractualism",
-    "pragmatism",
-    "care_ethics",
-    "existentialism",
-    "libertarianism",
-)
-EN_SCHOOL = {
-    "utilitarianism": ("utilitarianism", "utilitarians"),
-    "deontology": ("deontology", "deontologists"),
-    "virtue_ethics": ("virtue ethics", "virtue ethicists"),
-    "contractualism": ("contractualism", "contractualists"),
-    "pragmatism": ("pragmatism", "pragmatists"),
-    "care_ethics": ("care ethics", "care ethicists"),
-    "existentialism": ("existentialism", "existentialists"),
-    "libertarianism": ("libertarianism", "libertarians"),
+# The frameworks catalogue's keys, and how a speaker names each: (school, adherents) in English,
+# then in Chinese.
+SCHOOLS = {
+    "utilitarianism": ("utilitarianism", "utilitarians", "功利主义", "功利主义者"),
+    "deontology": ("deontology", "deontologists", "义务论", "义务论者"),
+    "virtue_ethics": ("virtue ethics", "virtue ethicists", "德性伦理", "德性伦理学者"),
+    "contractualism": ("contractualism", "contractualists", "契约主义", "契约主义者"),
+    "pragmatism": ("pragmatism", "pragmatists", "实用主义", "实用主义者"),
+    "care_ethics": ("care ethics", "care ethicists", "关怀伦理", "关怀伦理学者"),
+    "existentialism": ("existentialism", "existentialists", "存在主义", "存在主义者"),
+    "libertarianism": ("libertarianism", "libertarians", "自由意志主义", "自由意志主义者"),
 }
-ZH_SCHOOL = {
-    "utilitarianism": ("功利主义", "功利主义者"),
-    "deontology": ("义务论", "义务论者"),
-    "virtue_ethics": ("德性伦理", "德性伦理学者"),
-    "contractualism": ("契约主义", "契约主义者"),
-    "pragmatism": ("实用主义", "实用主义者"),
-    "care_ethics": ("关怀伦理", "关怀伦理学者"),
-    "existentialism": ("存在主义", "存在主义者"),
-    "libertarianism": ("自由意志主义", "自由意志主义者"),
-}
+FRAMEWORKS = tuple(SCHOOLS)
 # The schools the factual-correction patterns name ("utilitarianism ignores …", "义务论忽视 …").
 FACTUAL_SCHOOLS = FRAMEWORKS[:6]
-MODELS = ("Claude", "GPT", "Gemini", "Llama", "Mistral", "Qwen", "DeepSeek", "Grok")
 
 EN_TOPICS = (
     "AI systems deceiving users for their own good",
@@ -249,44 +220,38 @@ class Chunk:
     language: str
     text: str
     reason: str | None  # the trigger it carries, or None
-    exclaims: bool = False
 
 
 def _fill(rng: random.Random, language: str, template: str, schools: tuple[str, ...]) -> str:
-    school = rng.choice(schools)
+    en_name, en_adherents, zh_name, zh_adherents = SCHOOLS[rng.choice(schools)]
     if language == "en":
-        name, adherents = EN_SCHOOL[school]
         return template.format(
-            school=name,
-            School=name[0].upper() + name[1:],
-            adherents=adherents,
-            Adherents=adherents[0].upper() + adherents[1:],
+            school=en_name,
+            School=en_name[0].upper() + en_name[1:],
+            adherents=en_adherents,
+            Adherents=en_adherents[0].upper() + en_adherents[1:],
             topic=rng.choice(EN_TOPICS),
             num=rng.randint(2, 40),
             name=rng.choice(EN_NAMES),
         )
-    name, adherents = ZH_SCHOOL[school]
     return template.format(
-        school=name,
-        adherents=adherents,
+        school=zh_name,
+        adherents=zh_adherents,
         topic=rng.choice(ZH_TOPICS),
         num=rng.randint(2, 40),
         name=rng.choice(ZH_NAMES),
     )
 
 
-def _trigger(rng: random.Random, language: str, reason: str, schools: tuple[str, ...]) -> tuple[str, bool]:
+def _trigger(rng: random.Random, language: str, reason: str, schools: tuple[str, ...]) -> str:
     template = rng.choice((EN_TRIGGERS if language == "en" else ZH_TRIGGERS)[reason])
     if reason == "factual_correction":
         # The factual-correction patterns name six schools; prefer one a chair of the debate holds.
-        named = tuple(school for school in schools if school in FACTUAL_SCHOOLS) or FACTUAL_SCHOOLS
-        text = _fill(rng, language, template, named)
-    else:
-        text = _fill(rng, language, template, schools)
-    exclaims = rng.random() < EXCLAIM_SHARE
-    if exclaims:
+        schools = tuple(school for school in schools if school in FACTUAL_SCHOOLS) or FACTUAL_SCHOOLS
+    text = _fill(rng, language, template, schools)
+    if rng.random() < EXCLAIM_SHARE:
         text = text[:-1] + ("!" if language == "en" else "！")
-    return text, exclaims
+    return text
 
 
 def chunk(
@@ -298,17 +263,21 @@ def chunk(
     joiner = " " if language == "en" else ""
     while True:
         sentences = [_fill(rng, language, template, schools) for template in rng.sample(plain, 14)]
-        exclaims = False
         trigger = ""
         if reason is not None:
-            trigger, exclaims = _trigger(rng, language, reason, schools)
+            trigger = _trigger(rng, language, reason, schools)
             sentences.insert(rng.randint(0, 6), trigger)
         speech = joiner.join(sentences)
         # The chunk starts somewhere in the speech's first sentence (a stream is cut anywhere).
         start = rng.randrange(0, len(sentences[0]))
         text = speech[start : start + TEXT_CHARS]
-        if len(text) == TEXT_CHARS and (reason is None or trigger in text):
-            return Chunk(language, text, reason, exclaims)
+        if len(text) == TEXT_CHARS and trigger in text:
+            return Chunk(language, text, reason)
+
+
+def random_reason(rng: random.Random) -> str | None:
+    """A chunk's trigger as the debates draw it: TRIGGER_SHARE of chunks carry one."""
+    return rng.choices(REASONS, REASON_WEIGHTS)[0] if rng.random() < TRIGGER_SHARE else None
 
 
 def quick_corpus(count: int, seed: int) -> list[Chunk]:
@@ -337,36 +306,3 @@ def check_corpus(chunks: list[Chunk]) -> None:
             raise RuntimeError(f"a trigger-free chunk triggers {found.likely_reason}: {item.text!r}")
         if item.reason is not None and (not found.potential_trigger or found.likely_reason != item.reason):
             raise RuntimeError(f"a {item.reason} chunk gives {found.likely_reason}: {item.text!r}")
-
-
-# --- sizes of a run --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Settings:
-    texts: int = 10_000  # quick-check corpus
-    passes: int = 9  # timed passes over it, per row
-    evaluations: int = 1000  # measured evaluations per log level
-    warmup: int = 100  # evaluations before measuring
-    owners: int = 10
-    open_debates: int = 12  # debates in progress at once; evaluations rotate over them
-    debate_chunks: tuple[int, int] = (20, 60)  # a debate's length in evaluations, drawn uniformly
-    round_chunks: int = 12  # evaluations per round: stats read and cooldowns reset between rounds
-    trip_evaluations: int = 300  # through the delaying proxy, per delay
-    delay_ms: float = 1.0  # each way, in the second round-trip pass
-    # Part 2b: evaluations per language and length of debate_so_far (the schema allows 50,000).
-    history_sizes: tuple[int, ...] = (0, 3_000, 10_000, 25_000, 50_000)
-    size_evaluations: int = 40
-
-
-QUICK = Settings(
-    texts=2_000,
-    passes=3,
-    evaluations=200,
-    warmup=30,
-    owners=4,
-    open_debates=6,
-    debate_chunks=(10, 30),
-    trip_evaluations=80,
-    size_evaluations=10,
-)
