@@ -10,7 +10,7 @@ Each run is a fresh `python3.12 -I -B` process (isolated, and like Lambda unable
 whose sys.path is the function folder, the layer's python/ and runtime/, then the interpreter's
 standard library only. It imports the handler named in template.yaml, answers its first request from
 its events/ fixture, and exits. The environment is the template's (`workers.lambda_environment`):
-secrets are read by persona_rails.ssm from an SSM endpoint served by this process (one signed
+secrets are read by persona_rails.ssm from a moto SSM server on 127.0.0.1 (one signed
 GetParameters call over HTTP is in the time; the network latency to the real SSM is not), the LLM is left unset, the database is an embedded Postgres with
 supabase/seed.sql. Three sides alternate, in a rotating order, for every run:
 
@@ -29,17 +29,16 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.harness.handler import REPO_ROOT, embedded_database
 from bench.harness.report import Report, emit, machine_summary, median, ms, verdict
 from persona_rails_dev.lambda_twin import CHILD_PRELUDE
+from tests.support.moto_ssm import moto_ssm_server
 
 RATIO_TARGET = 1.5
 TWIN = REPO_ROOT / ".build-x86_64"  # persona_rails_dev.lambda_twin.TWIN
@@ -102,63 +101,11 @@ sys.stdout.write("\n" + json.dumps({
     "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     "modules": len(sys.modules),
     "xray": "aws_xray_sdk" in sys.modules,
-    "absent": sorted(name for name in ("openai", "supabase") if name not in sys.modules),
+    "absent": sorted(name for name in ("openai", "supabase", "postgrest") if name not in sys.modules),
     "files": {name: getattr(sys.modules.get(name), "__file__", None) for name in spec["check_files"]},
 }) + "\n")
 """
 )
-
-
-# --- SSM, served locally -----------------------------------------------------------------------------
-
-
-@contextmanager
-def ssm_endpoint(values: dict[str, str]) -> Iterator[str]:
-    """An HTTP endpoint answering SSM GetParameters (the JSON protocol) from `values`."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-            if self.headers.get("X-Amz-Target") == "AmazonSSM.GetParameters":
-                names = request.get("Names", [])
-                status, body = (
-                    200,
-                    {
-                        "Parameters": [
-                            {
-                                "Name": name,
-                                "Type": "SecureString",
-                                "Value": values[name],
-                                "Version": 1,
-                                "DataType": "text",
-                                "ARN": f"arn:aws:ssm:us-east-1:000000000000:parameter{name}",
-                            }
-                            for name in names
-                            if name in values
-                        ],
-                        "InvalidParameters": [name for name in names if name not in values],
-                    },
-                )
-            else:
-                status, body = 400, {"__type": "InvalidAction", "message": "only GetParameters"}
-            payload = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/x-amz-json-1.1")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # --- the three sides -------------------------------------------------------------------------------------
@@ -188,7 +135,7 @@ def template_tracing(logical_id: str) -> str:
 
 
 def function_environment(
-    logical_id: str, database_url: str, endpoint: str
+    logical_id: str, database_url: str, aws: dict[str, str]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The function's Lambda environment with parameters only (no plain secret), LLM unset, tracing
     off; and the SSM values its parameters name."""
@@ -198,19 +145,31 @@ def function_environment(
         logical_id,
         TWIN,
         {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET},
-        {
-            "AWS_REGION": "us-east-1",
-            "AWS_ENDPOINT_URL_SSM": endpoint,
-            "AWS_ACCESS_KEY_ID": "ASIABENCHBENCHBENCH0",
-            "AWS_SECRET_ACCESS_KEY": "bench",
-            "AWS_SESSION_TOKEN": "bench",
-            "POWERTOOLS_TRACE_DISABLED": "true",
-        },
+        {**aws, "POWERTOOLS_TRACE_DISABLED": "true"},
     )
 
 
-def sides(logical_id: str, database_url: str, endpoint: str) -> tuple[list[Side], dict[str, str]]:
-    from bench.cold_start import baseline_event
+def baseline_event() -> dict[str, object]:
+    from persona_rails_dev.apigw import http_event
+    from persona_rails_dev.template import Route
+
+    body = json.dumps({"reason_text": "就是有点无聊，想刷一会儿放松一下"}, ensure_ascii=False)
+    headers = {"content-type": "application/json", "user-agent": "persona-rails-bench"}
+    return http_event(Route("POST", "/hello"), "/hello", {}, method="POST", headers=headers, body=body)
+
+
+@contextmanager
+def function_sides(logical_id: str, database_url: str) -> Iterator[list[Side]]:
+    """The function's three sides, their secrets in a moto SSM server on 127.0.0.1 (one signed
+    GetParameters call over HTTP is in each cold start; the network latency to the real SSM is not)."""
+    with moto_ssm_server() as ssm:
+        found, parameters = sides(logical_id, database_url, ssm.environment)
+        for name, value in parameters.items():
+            ssm.put(name, value)
+        yield found
+
+
+def sides(logical_id: str, database_url: str, aws: dict[str, str]) -> tuple[list[Side], dict[str, str]]:
     from persona_rails_dev.event_fixtures import load_event
     from persona_rails_dev.template import functions
 
@@ -218,7 +177,7 @@ def sides(logical_id: str, database_url: str, endpoint: str) -> tuple[list[Side]
     layer = str(TWIN / "layer" / "python")
     runtime = str(TWIN / "runtime")
     code = str(TWIN / "functions" / logical_id)
-    untraced, values = function_environment(logical_id, database_url, endpoint)
+    untraced, values = function_environment(logical_id, database_url, aws)
     traced = {name: value for name, value in untraced.items() if name != "POWERTOOLS_TRACE_DISABLED"}
     traced.update(TRACE_VARIABLES)
     deployed = traced if template_tracing(logical_id) == "Active" else untraced
@@ -294,10 +253,7 @@ def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[Sampl
             tx.execute((REPO_ROOT / "supabase" / "seed.sql").read_text(encoding="utf-8"))
         for logical_id in logical_ids:
             samples: dict[str, list[Sample]] = {"deployed": [], "active": [], "baseline": []}
-            values: dict[str, str] = {}  # the server reads it per request: filled once the names are known
-            with ssm_endpoint(values) as endpoint:
-                side_list, named = sides(logical_id, database.url, endpoint)
-                values.update(named)
+            with function_sides(logical_id, database.url) as side_list:
                 for side in side_list:  # untimed: the page cache
                     spawn(python, side)
                 for index in range(runs):
@@ -328,7 +284,7 @@ def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
         leaks += [
             f"{logical_id}: {name}"
             for s in deployed + active
-            for name in ("openai", "supabase")
+            for name in ("openai", "supabase", "postgrest")
             if name not in s.output["absent"]
         ]
         rows.append(
@@ -369,7 +325,7 @@ def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
             "built at import) and first request are timed inside the child.",
             "baseline = bench/baseline_app.py packaged the same way (3.12 bytecode, same layer), measured "
             "in the same run, alternating with both sides of each function.",
-            "openai/supabase after the first request: "
+            "openai/supabase/postgrest after the first request: "
             + (", ".join(leaks) if leaks else "absent in every run of every function: PASS"),
         ],
         passed=passed and not leaks,

@@ -19,7 +19,7 @@ import json
 import subprocess
 from typing import Any
 
-from bench.cold_start_packaged import FIRST_REQUEST, sides, ssm_endpoint
+from bench.cold_start_packaged import FIRST_REQUEST, function_sides
 from bench.harness.handler import REPO_ROOT, embedded_database
 from bench.harness.report import Report, emit, machine_summary, verdict
 from persona_rails_dev.lambda_twin import CHILD_PRELUDE, TWIN, build_twin, real_interpreter
@@ -60,10 +60,7 @@ sys.stdout.write("\n" + json.dumps({
 
 
 def measure(logical_id: str, database_url: str, python: list[str], requests: int) -> dict[str, Any]:
-    values: dict[str, str] = {}  # the server reads it per request: filled once the names are known
-    with ssm_endpoint(values) as endpoint:
-        side_list, named = sides(logical_id, database_url, endpoint)
-        values.update(named)
+    with function_sides(logical_id, database_url) as side_list:
         side = side_list[0]  # as deployed
         spec = {
             "sys_path": side.sys_path,

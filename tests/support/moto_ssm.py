@@ -7,6 +7,7 @@ AWS SDKs would be pointed. A child process (a simulated Lambda) reaches it the s
 
 from __future__ import annotations
 
+import logging
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,8 @@ class MotoSsm:
 def moto_ssm_server() -> Iterator[MotoSsm]:
     from moto.server import ThreadedMotoServer
 
+    # verbose=False still leaves werkzeug's line per request on stderr.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
