@@ -27,16 +27,13 @@ SEED = 20261124
 
 P50_TARGET_MS = 5.0
 P99_TARGET_MS = 20.0
-ROUND_TRIP_BUDGET = 4
 # A 200-turn session "stays as fast as a 10-turn one": the median of its last ten turns within
 # this factor of the median of the first ten (and of ten-turn sessions run alongside).
 GROWTH_RATIO_TARGET = 1.25
 LONG_TURNS = 200
 SHORT_TURNS = 10
-# Where the long sessions' per-window medians and engine_state sizes are reported (1-based turns).
+# Where the long sessions' per-window medians are reported (1-based turns).
 WINDOWS = ((1, 10), (41, 50), (91, 100), (141, 150), (191, 200))
-
-LOG_LEVELS = ("WARNING", "INFO")
 
 # Kinds of answer and how often each comes up in a session (a session's last answer may also
 # be a stop request).
@@ -68,17 +65,12 @@ ZH_CITIES = (
 ZH_NAMES = ("建国", "秀英", "国强", "玉兰", "志明", "桂芳", "德华", "淑珍", "永红", "春生")
 ZH_NUMERALS = ("八", "九", "十", "十一", "十二", "十三", "十五", "十六", "十八", "二十")
 
-EN_PLAN = (
-    ("childhood", "your childhood", False),
-    ("first_job", "your first job", False),
-    ("family", "your family", True),
-    ("later_years", "your later years", False),
-)
-ZH_PLAN = (
-    ("childhood", "童年", False),
-    ("first_job", "第一份工作", False),
-    ("family", "家人", True),
-    ("later_years", "晚年生活", False),
+# A session's topic plan: its first 3 or 4 of these (id, English title, Chinese title, sensitive).
+PLAN = (
+    ("childhood", "your childhood", "童年", False),
+    ("first_job", "your first job", "第一份工作", False),
+    ("family", "your family", "家人", True),
+    ("later_years", "your later years", "晚年生活", False),
 )
 
 # --- the answers -----------------------------------------------------------------------------------
@@ -91,8 +83,6 @@ EN: dict[str, tuple[str, ...]] = {
         "My brother {name} taught me to ride a bicycle on our street in {place}.",
         "We had a little garden behind the house, tomatoes and beans mostly, and my mother kept chickens "
         "until {year}.",
-        "On Sundays we took the bus to {place} to see my grandmother; the trip took about {hours} hours.",
-        "My friend {name} lived two doors down, and we walked to the river together every afternoon.",
         "In the spring of {year} the whole street helped paint the church hall, and I was {age} then.",
     ),
     "anchored": (
@@ -100,22 +90,16 @@ EN: dict[str, tuple[str, ...]] = {
         "I was born in {year}, in a small house in {place}.",
         "I started at the mill in {year}; I was {age} years old.",
         "Actually, I think we got married in {year}, not the year I said before.",
-        "I enlisted in the army in {year}, right after my birthday.",
-        "My father died in {year}, the same winter the river froze.",
     ),
     "vague": (
         "I don't really remember, maybe it was sometime around then.",
         "Hard to say. Something like that, I guess.",
-        "I'm not sure, it was kind of a blur, whatever happened happened.",
         "Maybe. I think so, more or less.",
-        "Oh, I don't know, things were different back then, at some point we just stopped going.",
         "Perhaps it was someone from church, I can't recall who.",
     ),
     "emotional": (
         "I still cry when I think about the day we left {place}; my mother held my hand so tightly.",
-        "I was so scared and lonely that first year, I cried every night.",
         "It broke my heart when my father sold the farm. I felt ashamed that I couldn't help him.",
-        "I miss her every day. We were so close, and I never said I was sorry for that fight.",
         "I was so proud and grateful the day my daughter arrived, I wept in the hallway.",
         "When my brother {name} passed away I felt terribly alone, and I still feel guilty about it.",
     ),
@@ -125,10 +109,6 @@ EN: dict[str, tuple[str, ...]] = {
         "whose turn it was to fetch water from the pump at the end of the lane. We had one radio, and on "
         "Saturday nights the whole street came over to listen to the ball game, the men standing by the "
         "window and the women in the kitchen. I was {age} and I thought it would last forever.",
-        "There's something else I want to share about {name}. She ran the corner shop in {place} for "
-        "thirty years, and every child on the block owed her a few cents for candy. When the shop closed "
-        "in {year}, half the town came to help her pack, and she gave each of us one of the old glass "
-        "jars from the counter. I still keep mine on the kitchen windowsill, with buttons in it.",
         "The truth is the first year at the factory was the hardest of my life. We worked ten hour shifts "
         "six days a week, the foreman was a man called {name} who never learned anybody's name, and I "
         "sent most of my pay home to my mother in {place}. I was {age} and I slept in a room with four "
@@ -147,13 +127,10 @@ EN: dict[str, tuple[str, ...]] = {
         "That's private, can we skip this one?",
         "This is hard for me to talk about.",
         "I don't want to go into my first marriage, if you don't mind.",
-        "Next question, please.",
-        "It's personal, and it makes me uneasy.",
     ),
     "topic_change": (
         "Can we talk about something else?",
         "Let's change the topic, please.",
-        "Could we move on to something else for a while?",
     ),
     "stop": (
         "I think that's enough for today, let's stop here.",
@@ -166,9 +143,7 @@ ZH: dict[str, tuple[str, ...]] = {
     "factual": (
         "{year}年夏天，我们全家在{city}住了几个星期，那年我{age}岁。",
         "我哥哥叫{name}，他教我骑自行车，在院子里摔了好多次。",
-        "每个星期天我们坐车去{city}看外婆，路上要{hours}个小时。",
         "小时候家里养了两只鸡，院子里种了西红柿和豆角，{year}年以后就不养了。",
-        "我的好朋友叫{name}，住在隔壁，我们每天下午一起去河边玩。",
         "{year}年春节，全家人在{city}过年，那年我{age_zh}岁。",
     ),
     "anchored": (
@@ -176,31 +151,23 @@ ZH: dict[str, tuple[str, ...]] = {
         "我是{year}年在{city}出生的。",
         "我{year}年参加工作，进了纺织厂，那年才{age}岁。",
         "其实我是{year}年结婚的，刚才说的年份不对。",
-        "我{year}年当兵，那年{age}岁。",
-        "父亲是{year}年去世的，那年冬天特别冷。",
     ),
     "vague": (
         "记不太清了，好像是那时候吧。",
         "大概是吧，反正差不多就是那样。",
         "不知道，可能是某个冬天，说不清。",
         "有点记不清了，好像是别人告诉我的。",
-        "应该是那几年吧，具体的不记得了。",
     ),
     "emotional": (
         "母亲走后，我每天都哭，一直很想念她。",
-        "那时候我特别孤独，也很害怕，晚上常常一个人流泪。",
         "父亲把老房子卖了，我心里非常难过，也很内疚没能帮上他。",
         "女儿出生那天我特别高兴，激动得哭了。",
-        "哥哥{name}过世以后，我一直很伤心，到现在想起来还会心痛。",
         "离开{city}那天，母亲紧紧拉着我的手，我到现在想起来还想哭。",
     ),
     "elaborated": (
         "我想跟您讲讲{year}年冬天在{city}的事。那时候父亲每天早上五点就起来扫雪，母亲在煤炉上熬粥，"
         "我们几个孩子为了谁去井边打水吵个不停。整条街只有我们家有一台收音机，星期六晚上邻居们都挤到"
         "我们家来听广播，男人们站在窗边，女人们在厨房里聊天。那年我{age}岁，觉得日子会一直这样过下去。",
-        "还有一件事我想告诉您。街口有个小卖部，老板娘叫{name}，她在那里开了三十年，街上每个孩子都欠过"
-        "她几分钱的糖钱。{year}年小卖部关门的时候，半条街的人都去帮她收拾，她送给我们每人一个柜台上的"
-        "旧玻璃罐。我那个罐子到现在还放在厨房的窗台上，里面装着纽扣。",
         "说实话，进厂的第一年是我这辈子最苦的一年。一天干十个小时，一个星期干六天，车间主任叫{name}，"
         "从来记不住谁的名字。我把大部分工资寄回{city}给母亲，自己和另外四个姑娘挤在一间宿舍里。"
         "那年我{age}岁，星期天我们就走到湖边，聊以后想过的日子。",
@@ -214,15 +181,12 @@ ZH: dict[str, tuple[str, ...]] = {
     "refusal": (
         "这个我不想说。",
         "能不能跳过这个问题？",
-        "这是我的隐私。",
         "说起这件事我心里不舒服。",
-        "这件事我不太想回忆。",
         "第一段婚姻的事，我不愿意谈。",
     ),
     "topic_change": (
         "我们换个话题吧。",
         "聊点别的吧。",
-        "说点别的好吗？",
     ),
     "stop": (
         "今天就到这里吧，我有点累了。",
@@ -247,7 +211,6 @@ def _slots(rng: random.Random, language: str, anchored: dict[str, list[Slots]], 
             "name": rng.choice(EN_NAMES if language == "en" else ZH_NAMES),
             "age": rng.randint(6, 70),
             "age_zh": rng.choice(ZH_NUMERALS),
-            "hours": rng.randint(2, 9),
         }
 
     if template not in CORPUS[language]["anchored"]:
@@ -284,10 +247,13 @@ class Script:
 
 
 def start_body(rng: random.Random, language: str, narrator: str) -> dict[str, Any]:
-    plan = EN_PLAN if language == "en" else ZH_PLAN
     topics = [
-        {"topic_id": topic_id, "title": title, **({"sensitive": True} if sensitive else {})}
-        for topic_id, title, sensitive in plan[: rng.choice((3, 4))]
+        {
+            "topic_id": topic_id,
+            "title": en if language == "en" else zh,
+            **({"sensitive": True} if sensitive else {}),
+        }
+        for topic_id, en, zh, sensitive in PLAN[: rng.choice((3, 4))]
     ]
     return {
         "narrator": {"display_name": narrator},
@@ -347,27 +313,17 @@ def check_corpus(languages: tuple[str, ...] = ("en", "zh")) -> None:
 
 # --- sizes of a run --------------------------------------------------------------------------------------
 
+SESSION_TURNS = (8, 40)  # a warm-turn session's length, drawn uniformly
+STOP_SHARE = 0.5  # of warm-turn sessions, ending with a stop request
+
 
 @dataclass(frozen=True)
 class Settings:
-    turns: int = 1000  # measured turns per log level
+    turns: int = 1000  # measured warm turns
     warmup: int = 100  # turns before measuring
     users: int = 10
     open_sessions: int = 8  # sessions in progress at once; turns rotate over them
-    session_turns: tuple[int, int] = (8, 40)  # a session's length, drawn uniformly
-    stop_share: float = 0.5  # of sessions, ending with a stop request
     long_sessions: int = 5  # 200-turn sessions, each run beside a rolling 10-turn session
-    trip_sessions: int = 20  # through the delaying proxy, per delay
-    trip_turns: int = 20  # turns per session there
-    delay_ms: float = 1.0  # each way, in the second round-trip pass
 
 
-QUICK = Settings(
-    turns=200,
-    warmup=30,
-    users=4,
-    open_sessions=4,
-    long_sessions=1,
-    trip_sessions=4,
-    trip_turns=10,
-)
+QUICK = Settings(turns=200, warmup=30, users=4, open_sessions=4, long_sessions=1)
