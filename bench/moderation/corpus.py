@@ -1,4 +1,5 @@
-"""The benchmark's constants and its seeded corpus of 50-character Chinese texts."""
+"""The benchmark's targets, settings and its seeded corpus of 50-character Chinese texts (also
+read by bench.judges and, through `instructions.py`, by the instruction counts)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,15 @@ if TYPE_CHECKING:
     from persona_rails.moderation.lexicon import Lexicon
 
 
-FUNCTION_ID = "ModerationCheckFunction"
-CHECK_PATH = "/moderation/check"
 SEED = 20261123
 TEXT_CHARS = 50
-PERSONA = "温柔体贴的陪伴型角色"
 
 RULE_TARGET_PER_SECOND = 20_000
 P50_TARGET_MS = 10.0
 P99_TARGET_MS = 30.0
-ROUND_TRIP_BUDGET = 4
 # Sub-linear: p50 ~ rows^k with k < 1 between the smallest and the largest size (an exact scan of
 # the filtered rows grows at least linearly), with the HNSW index in the plan.
 GROWTH_EXPONENT_TARGET = 1.0
-
-REPEAT_SHARE = 0.2  # of the handler's checks: a text the same user already checked, same stage/policy
-LOG_LEVELS = ("WARNING", "INFO")
 
 # Everyday chat with no lexicon word in it; the corpus cuts windows out of a shuffled stream.
 NEUTRAL_PHRASES = (
@@ -66,25 +60,20 @@ NEUTRAL_PHRASES = (
 WORD_COUNT_WEIGHTS = {0: 0.3, 1: 0.3, 2: 0.2, 3: 0.12, 4: 0.08}
 
 
-# --- the corpus ----------------------------------------------------------------------------------------
-
-
 def lexicon() -> Lexicon:
     from persona_rails.moderation.lexicon import lexicon_artifact
 
     return lexicon_artifact().value
 
 
-def chinese_words(found: Lexicon) -> list[str]:
-    tiers = (found.keywords.high, found.keywords.medium, found.keywords.low)
-    return sorted({word for tier in tiers for word in tier if not word.isascii()})
-
-
 def chinese_corpus(count: int, seed: int, chars: int = TEXT_CHARS) -> list[str]:
     """`count` texts of exactly `chars` characters: a window of neutral chat with 0-4 lexicon
     words inserted at random places. Deterministic for a seed."""
     rng = random.Random(seed)
-    words = chinese_words(lexicon())
+    tiers = lexicon().keywords
+    words = sorted(
+        {word for tier in (tiers.high, tiers.medium, tiers.low) for word in tier if not word.isascii()}
+    )
     counts, weights = zip(*WORD_COUNT_WEIGHTS.items(), strict=True)
     texts = []
     for _ in range(count):
@@ -105,31 +94,13 @@ def chinese_corpus(count: int, seed: int, chars: int = TEXT_CHARS) -> list[str]:
 
 @dataclass(frozen=True)
 class Settings:
-    texts: int = 5000
+    texts: int = 5000  # rule-only: corpus texts, each timed `passes` times
     passes: int = 9
-    checks: int = 1000
+    checks: int = 1000  # warm handler: measured checks after `warmup`, over `users`
     warmup: int = 50
     users: int = 10
-    pairs: int = 200
-    sizes: tuple[int, ...] = (10_000, 200_000)
-    probes: int = 200
-    exact_probes: int = 50
-    compare_rows: int = 10_000
-    handler_checks: int = 300
-    inserts: int = 200
+    sizes: tuple[int, ...] = (10_000, 200_000)  # retrieval: stored checks, ascending
+    probes: int = 200  # lookups per size
 
 
-QUICK = Settings(
-    texts=2000,
-    passes=5,
-    checks=200,
-    warmup=20,
-    users=5,
-    pairs=50,
-    sizes=(10_000, 50_000),
-    probes=60,
-    exact_probes=20,
-    compare_rows=2000,
-    handler_checks=100,
-    inserts=50,
-)
+QUICK = Settings(texts=2000, passes=5, checks=200, warmup=20, users=5, sizes=(10_000, 50_000), probes=60)

@@ -1,4 +1,4 @@
-"""1. Rule-only checks in-process, on one core."""
+"""1. Rule-only checks in-process, on one core (the variants are also what instructions.py counts)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,13 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bench.harness.report import Report, median, verdict
-from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, TEXT_CHARS, chinese_words, lexicon
+from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, TEXT_CHARS, lexicon
 
 if TYPE_CHECKING:
     from persona_rails.moderation.lexicon import Lexicon
-
-
-# --- 1. rule-only checks in-process -----------------------------------------------------------------
 
 
 @contextmanager
@@ -36,17 +32,9 @@ def rule_variants(found: Lexicon) -> dict[str, Callable[[str, int], object]]:
     from persona_rails.moderation.scoring import Policy, rule_score
 
     def evaluate_with(policy: Policy) -> Callable[[str, int], object]:
-        def run(text: str, stage: int) -> object:
-            return evaluate(
-                text,
-                stage=stage,
-                policy=policy,
-                lexicon=found,
-                local_model_score=None,
-                third_party_score=None,
-            )
-
-        return run
+        return lambda text, stage: evaluate(
+            text, stage=stage, policy=policy, lexicon=found, local_model_score=None, third_party_score=None
+        )
 
     return {
         "`rule_score` alone": lambda text, _stage: rule_score(text, found),
@@ -58,24 +46,12 @@ def rule_variants(found: Lexicon) -> dict[str, Callable[[str, int], object]]:
 TARGETED_VARIANTS = ("`evaluate`, policy default", "`evaluate`, policy stage_aware")
 
 
-@dataclass
-class RuleResult:
-    per_second: dict[str, list[float]]
-    texts: int
-    cpu: int
-    labels: dict[str, int]
-    with_words: float
-
-
-def measure_rules(texts: list[str], passes: int) -> RuleResult:
-    from persona_rails.moderation.intimacy import evaluate
-    from persona_rails.moderation.scoring import Policy
-
-    found = lexicon()
-    variants = rule_variants(found)
+def measure_rules(texts: list[str], passes: int) -> dict[str, list[float]]:
+    """Checks per second of each targeted variant, one sample per pass, on one core."""
+    variants = {name: run for name, run in rule_variants(lexicon()).items() if name in TARGETED_VARIANTS}
     cases = [(text, 1 + index % 5) for index, text in enumerate(texts)]
     per_second: dict[str, list[float]] = {name: [] for name in variants}
-    with one_cpu() as cpu:
+    with one_cpu():
         for run in variants.values():  # one untimed pass each: caches, lazy compiles
             for text, stage in cases:
                 run(text, stage)
@@ -84,57 +60,32 @@ def measure_rules(texts: list[str], passes: int) -> RuleResult:
                 started = time.perf_counter_ns()
                 for text, stage in cases:
                     run(text, stage)
-                elapsed = time.perf_counter_ns() - started
-                per_second[name].append(len(cases) / (elapsed / 1e9))
-    labels: dict[str, int] = {}
-    for text, stage in cases:
-        outcome = evaluate(
-            text,
-            stage=stage,
-            policy=Policy.DEFAULT,
-            lexicon=found,
-            local_model_score=None,
-            third_party_score=None,
-        )
-        labels[str(outcome.final)] = labels.get(str(outcome.final), 0) + 1
-    words = chinese_words(found)
-    with_words = sum(any(word in text for word in words) for text in texts) / len(texts)
-    return RuleResult(per_second, len(texts), cpu, labels, with_words)
+                per_second[name].append(len(cases) / ((time.perf_counter_ns() - started) / 1e9))
+    return per_second
 
 
-def rule_report(result: RuleResult, passes: int) -> Report:
-    rows = []
-    passed = True
-    for name, samples in result.per_second.items():
-        rate = median(samples)
-        targeted = name in TARGETED_VARIANTS
-        if targeted:
-            passed = passed and rate >= RULE_TARGET_PER_SECOND
-        rows.append(
-            [
-                name,
-                f"{rate:,.0f}",
-                f"{min(samples):,.0f}–{max(samples):,.0f}",
-                f"{1e6 / rate:.1f}",
-                f"≥ {RULE_TARGET_PER_SECOND:,}" if targeted else "",
-                verdict(rate >= RULE_TARGET_PER_SECOND) if targeted else "",
-            ]
-        )
-    labels = ", ".join(
-        f"{label} {count / result.texts:.0%}" for label, count in sorted(result.labels.items())
-    )
+def rule_report(per_second: dict[str, list[float]], texts: int, passes: int) -> Report:
+    rows = [
+        [
+            name,
+            f"{median(samples):,.0f}",
+            f"{min(samples):,.0f}–{max(samples):,.0f}",
+            f"{1e6 / median(samples):.1f}",
+            verdict(median(samples) >= RULE_TARGET_PER_SECOND),
+        ]
+        for name, samples in per_second.items()
+    ]
     return Report(
         title="Moderation: rule-only checks in-process, one core",
-        headers=["what is timed", "median checks/s", "range over passes", "µs/check", "target", "verdict"],
+        headers=["what is timed", "median checks/s", "range over passes", "µs/check", "verdict"],
         rows=rows,
         notes=[
-            f"{result.texts:,} texts of {TEXT_CHARS} Chinese characters (seed {SEED}): neutral chat windows "
-            f"with 0–4 lexicon words inserted ({result.with_words:.0%} carry at least one); stages 1–5 in "
-            f"turn. Final labels under policy default: {labels}.",
-            f"{passes} timed passes over the corpus per row, rows interleaved pass by pass, after one untimed "
-            f"pass; the process pinned to CPU {result.cpu} (`sched_setaffinity`); garbage collector on.",
-            "`evaluate` is the plugin's whole pure path (rule score, fusion with no other source, verdict, "
-            "the pydantic `IntimacyResult`), as the service runs it when nothing is reused.",
+            f"{texts:,} texts of {TEXT_CHARS} Chinese characters (seed {SEED}): neutral chat windows with 0–4 "
+            "lexicon words inserted; stages 1–5 in turn. `evaluate` is the plugin's whole pure path (rule "
+            "score, fusion with no other source, verdict, the pydantic `IntimacyResult`), as the service runs "
+            "it when nothing is reused.",
+            f"{passes} timed passes per row, rows interleaved pass by pass, after one untimed pass; the process "
+            f"pinned to one CPU (`sched_setaffinity`); garbage collector on. Target ≥ {RULE_TARGET_PER_SECOND:,}/s.",
         ],
-        passed=passed,
+        passed=all(median(samples) >= RULE_TARGET_PER_SECOND for samples in per_second.values()),
     )

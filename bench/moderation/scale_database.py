@@ -1,30 +1,21 @@
-"""4. Retrieval at scale: the bulk-loaded database of stored checks and its queries."""
+"""4. Retrieval at scale: the bulk-loaded database of stored checks, and the service's own recall
+transaction run against it as a user."""
 
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bench.moderation.queries import INDEX_NAME, SERVICE_USER_FILTER, SUBSELECT_USER_FILTER
+from bench.moderation.corpus import SEED, TEXT_CHARS, chinese_corpus
 
-if TYPE_CHECKING:
-    pass
-
-
-# --- 4. retrieval at scale ----------------------------------------------------------------------------
-
-HEAVY_SHARE = 0.8  # of all stored checks: one heavy user's; the rest spread over the light users
+INDEX_NAME = "moderation_checks_embedding_idx"
 LIGHT_USERS = 199
-# Stage 1..5 and policy shares of the stored checks; a quarter were made under the previous lexicon.
-STAGE_SHARES = (0.15, 0.30, 0.30, 0.15, 0.10)
-STAGE_AWARE_SHARE = 0.3
-PREVIOUS_VERSION_SHARE = 0.25
 PREVIOUS_LEXICON_VERSION = "2026.10.1+000000000000"
 SEGMENTS = 2000
 SEGMENT_CHARS = 10
-SEGMENTS_PER_ROW = 5
 SETUP_TIMEOUT = 900
 
 
@@ -43,30 +34,23 @@ def previous_version(policy: str) -> str:
     return f"{policy}@{PREVIOUS_LEXICON_VERSION}"
 
 
-def ngram_counts(text: str) -> str:
-    """The offline embedder's vector before normalization (so that vectors of pieces add up)."""
-    from persona_rails.moderation.embedding import ngram_counts as counts
-
-    vector = counts(text)
-    return "[" + ",".join(map(str, vector)) + "]"
-
-
-# One statement generates `:n` stored checks: each embedding is the normalized sum of five random
-# 10-character pieces of corpus texts, as embedded by the offline embedder (so the vectors live
-# where real checks' do); user, stage, policy and lexicon version are drawn per row.
+# One statement generates stored checks :first..:last. 80 % are one heavy user's (so the index
+# matters), the rest spread over the light users; stages 1-5 in shares 15/30/30/15/10 %; policy
+# stage_aware 30 %; a quarter under the previous lexicon version. Each embedding is the normalized
+# sum of five random 10-character pieces of corpus texts as the offline embedder counts them, so
+# the stored vectors live where real checks' do.
 BULK_INSERT = """
 WITH drawn AS MATERIALIZED (
   SELECT g, random() AS who, random() AS stage_draw, random() AS policy_draw, random() AS version_draw,
          random() AS score_draw, floor(random() * CAST(:light_users AS int))::int AS light,
          ARRAY(SELECT floor(random() * CAST(:segments AS int))::int + 0 * g
-               FROM generate_series(1, CAST(:per_row AS int))) AS picks
+               FROM generate_series(1, 5)) AS picks
   FROM generate_series(CAST(:first AS int), CAST(:last AS int)) AS g
 ), shaped AS (
   SELECT d.*,
-         CASE WHEN stage_draw < CAST(:s1 AS float8) THEN 1 WHEN stage_draw < CAST(:s2 AS float8) THEN 2
-              WHEN stage_draw < CAST(:s3 AS float8) THEN 3
-              WHEN stage_draw < CAST(:s4 AS float8) THEN 4 ELSE 5 END AS stage,
-         CASE WHEN policy_draw < CAST(:stage_aware AS float8) THEN 'stage_aware' ELSE 'default' END AS policy,
+         CASE WHEN stage_draw < 0.15 THEN 1 WHEN stage_draw < 0.45 THEN 2 WHEN stage_draw < 0.75 THEN 3
+              WHEN stage_draw < 0.9 THEN 4 ELSE 5 END AS stage,
+         CASE WHEN policy_draw < 0.3 THEN 'stage_aware' ELSE 'default' END AS policy,
          round((0.2 + 0.8 * score_draw)::numeric, 4)::double precision AS score
   FROM drawn d
 )
@@ -74,11 +58,10 @@ INSERT INTO public.moderation_checks
   (id, user_id, text_hash, stage, policy, policy_version, embedder, embedding,
    rule_score, score, label, final, created_at)
 SELECT gen_random_uuid(),
-       CASE WHEN s.who < CAST(:heavy_share AS float8) THEN CAST(:heavy AS uuid)
-            ELSE (CAST(:light_ids AS uuid[]))[1 + s.light] END,
+       CASE WHEN s.who < 0.8 THEN CAST(:heavy AS uuid) ELSE (CAST(:light_ids AS uuid[]))[1 + s.light] END,
        encode(sha256(convert_to('bench-' || s.g, 'UTF8')), 'hex'),
        s.stage, s.policy,
-       s.policy || '@' || CASE WHEN s.version_draw < CAST(:previous AS float8) THEN CAST(:previous_version AS text)
+       s.policy || '@' || CASE WHEN s.version_draw < 0.25 THEN CAST(:previous_version AS text)
                  ELSE CAST(:current_version AS text) END,
        CAST(:embedder AS text), e.vector, s.score, s.score, l.label, l.label,
        now() - make_interval(secs => s.g)
@@ -101,7 +84,6 @@ class ScaleDatabase:
     def __init__(self, url: str) -> None:
         from persona_rails.db import Database
 
-        self.url = url
         self.loader = Database(url, timeout=SETUP_TIMEOUT)
         self.reader = Database(url)
         self.heavy = str(uuid.uuid4())
@@ -112,20 +94,24 @@ class ScaleDatabase:
         self.loader.close()
         self.reader.close()
 
-    def claims(self, user_id: str) -> dict[str, Any]:
-        return {"sub": user_id, "role": "authenticated", "aud": "authenticated"}
+    def prepare(self) -> str:
+        """The users, the segment vectors (pieces of corpus texts, before normalization so that
+        they add up), and the HNSW index dropped (rebuilt after each load); its definition."""
+        from persona_rails.moderation.embedding import ngram_counts
 
-    def prepare(self, segment_texts: list[str]) -> str:
-        """Users, the segment vectors, and the HNSW index dropped (rebuilt after each load)."""
-        ids = [self.heavy, *self.light]
-        segments = [ngram_counts(text) for text in segment_texts]
+        rng = random.Random(SEED + 5)
+        segments = [
+            "[" + ",".join(map(str, ngram_counts(text[start : start + SEGMENT_CHARS]))) + "]"
+            for text in chinese_corpus(SEGMENTS, SEED + 4)
+            for start in [rng.randrange(TEXT_CHARS - SEGMENT_CHARS + 1)]
+        ]
         with self.loader.as_owner() as tx:
             tx.execute(
                 """
                 INSERT INTO auth.users (id, email)
                 SELECT CAST(u AS uuid), u || '@bench.test' FROM json_array_elements_text(CAST(:ids AS json)) u
                 """,
-                ids=json.dumps(ids),
+                ids=json.dumps([self.heavy, *self.light]),
             )
             tx.execute("CREATE SCHEMA bench")
             tx.execute("CREATE TABLE bench.segments (i int PRIMARY KEY, v extensions.vector(256) NOT NULL)")
@@ -137,22 +123,18 @@ class ScaleDatabase:
                 """,
                 vectors=json.dumps(segments),
             )
-            definition = tx.one(
-                "SELECT pg_get_indexdef(CAST(:name AS regclass)) AS d", name=f"public.{INDEX_NAME}"
-            )
+            definition = tx.one("SELECT pg_get_indexdef(CAST(:name AS regclass)) AS d", name=INDEX_NAME)
             assert definition is not None
             tx.execute(f"DROP INDEX public.{INDEX_NAME}")
         return str(definition["d"])
 
-    def load(self, target: int) -> float:
-        """Generate rows up to `target` in one INSERT ... SELECT as the owner; seconds taken."""
+    def load(self, target: int) -> None:
+        """Generate rows up to `target` in one INSERT ... SELECT as the owner, without the HNSW
+        index (building it afterwards is faster than inserting into it)."""
         from persona_rails.moderation.embedding import OFFLINE_EMBEDDER
 
-        cumulative = [sum(STAGE_SHARES[: i + 1]) for i in range(4)]
         with self.loader.as_owner() as tx:
             tx.execute(f"DROP INDEX IF EXISTS public.{INDEX_NAME}")
-        started = time.perf_counter()
-        with self.loader.as_owner() as tx:
             tx.execute("SELECT setseed(CAST(:seed AS float8))", seed=(self.loaded % 1000) / 1000 + 0.0001)
             tx.execute(
                 BULK_INSERT,
@@ -160,60 +142,27 @@ class ScaleDatabase:
                 last=target,
                 light_users=LIGHT_USERS,
                 segments=SEGMENTS,
-                per_row=SEGMENTS_PER_ROW,
-                s1=cumulative[0],
-                s2=cumulative[1],
-                s3=cumulative[2],
-                s4=cumulative[3],
-                stage_aware=STAGE_AWARE_SHARE,
-                heavy_share=HEAVY_SHARE,
                 heavy=self.heavy,
                 light_ids="{" + ",".join(self.light) + "}",
-                previous=PREVIOUS_VERSION_SHARE,
                 previous_version=PREVIOUS_LEXICON_VERSION,
                 current_version=lexicon_version(),
                 embedder=OFFLINE_EMBEDDER,
             )
         self.loaded = target
-        return time.perf_counter() - started
 
-    def build_index(self, definition: str) -> float:
+    def build_index(self, definition: str) -> None:
         """The migration's HNSW index, built over the loaded rows; then ANALYZE."""
-        started = time.perf_counter()
         with self.loader.as_owner() as tx:
-            tx.execute(f"DROP INDEX IF EXISTS public.{INDEX_NAME}")
             tx.execute("SET LOCAL maintenance_work_mem = '1GB'")
             tx.execute(definition)
-        elapsed = time.perf_counter() - started
         with self.loader.as_owner() as tx:
             tx.execute("ANALYZE public.moderation_checks")
-        return elapsed
-
-    def insert_with_index_in_place(self, definition: str, rows: int) -> float:
-        """For comparison: copy `rows` loaded rows into a fresh table that already has the index."""
-        index = definition.replace(INDEX_NAME, "with_index_embedding_idx").replace(
-            "public.moderation_checks", "bench.with_index"
-        )
-        with self.loader.as_owner() as tx:
-            tx.execute("CREATE TABLE bench.with_index (LIKE public.moderation_checks)")
-            tx.execute(index)
-        started = time.perf_counter()
-        with self.loader.as_owner() as tx:
-            tx.execute(
-                "INSERT INTO bench.with_index SELECT * FROM public.moderation_checks ORDER BY id LIMIT :n",
-                n=rows,
-            )
-        elapsed = time.perf_counter() - started
-        with self.loader.as_owner() as tx:
-            tx.execute("DROP TABLE bench.with_index")
-        return elapsed
 
     def plant(self, text: str) -> dict[str, str]:
         """Rows with exactly `text`'s embedding, each failing one part of the heavy user's
-        stage-2/default filter but one: retrieval must return the one that matches."""
+        stage-2/default filter but one; their ids by what they fail."""
         from persona_rails.moderation.embedding import OFFLINE_EMBEDDER, offline_embedding
 
-        vector = offline_embedding(text).as_pgvector()
         planted = {
             "match": (self.heavy, 2, current_version("default")),
             "other stage": (self.heavy, 3, current_version("default")),
@@ -221,160 +170,69 @@ class ScaleDatabase:
             "other policy": (self.heavy, 2, current_version("stage_aware")),
             "other user": (self.light[0], 2, current_version("default")),
         }
-        ids = {}
+        ids = {name: str(uuid.uuid4()) for name in planted}
         with self.loader.as_owner() as tx:
             for name, (user, stage, version) in planted.items():
-                ids[name] = str(uuid.uuid4())
                 tx.execute(
                     """
                     INSERT INTO public.moderation_checks
                       (id, user_id, text_hash, stage, policy, policy_version, embedder, embedding,
                        rule_score, score, label, final)
-                    VALUES (CAST(:id AS uuid), CAST(:user AS uuid), :hash, :stage, :policy, :version,
-                            :embedder, CAST(:vector AS extensions.vector), 0.5, 0.5, 'warn', 'warn')
+                    VALUES (CAST(:id AS uuid), CAST(:user AS uuid), encode(sha256(convert_to(CAST(:id AS uuid)::text, 'UTF8')), 'hex'),
+                            :stage, split_part(:version, '@', 1), :version, :embedder,
+                            CAST(:vector AS extensions.vector), 0.5, 0.5, 'warn', 'warn')
                     """,
                     id=ids[name],
                     user=user,
-                    hash=uuid.uuid4().hex * 2,
                     stage=stage,
-                    policy=version.split("@", 1)[0],
                     version=version,
                     embedder=OFFLINE_EMBEDDER,
-                    vector=vector,
+                    vector=offline_embedding(text).as_pgvector(),
                 )
         return ids
 
-    def statements(
-        self, user: str, vector: str, stage: int, version: str, variant: str, *, explain: bool = False
-    ) -> list[tuple[str, dict[str, Any]]] | None:
-        """The service's recall transaction (repository.nearest_check + cached_llm_score) in one
-        variant; None when the variant does not apply (the service's SQL no longer has that filter)."""
+    def recall(
+        self, user: str, vector: str, stage: int, version: str, *, explain: bool = False
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """The service's recall transaction (repository.nearest_check, then the cached LLM score:
+        one round trip) as the user, so RLS applies: nanoseconds around `run_as_user`, and the
+        nearest check's rows; with `explain`, the lines of its EXPLAIN (ANALYZE, BUFFERS) instead."""
         from persona_rails.moderation import repository
         from persona_rails.moderation.embedding import OFFLINE_EMBEDDER
 
         *setup, (sql, params) = repository.nearest_check(
             vector, user_id=user, stage=stage, policy_version=version, embedder=OFFLINE_EMBEDDER
         )
-        if variant == "subselect":
-            if SERVICE_USER_FILTER not in sql:
-                return None
-            sql = sql.replace(SERVICE_USER_FILTER, SUBSELECT_USER_FILTER)
-            params = {name: value for name, value in params.items() if name != "user_id"}
-        if explain:
-            sql = "EXPLAIN (ANALYZE, BUFFERS) " + sql
-        statements = [*setup, (sql, params)]
-        if variant == "exact":
-            statements.insert(0, ("SELECT set_config('enable_indexscan', 'off', true)", {}))
-        if not explain:
-            statements.append(repository.cached_llm_score("0" * 64, stage=stage, policy_version=version))
-        return statements
-
-    def recall(
-        self, user: str, vector: str, stage: int, version: str, variant: str = "service"
-    ) -> tuple[int, dict[str, Any] | None] | None:
-        """One recall transaction as the user (RLS applies), timed around `run_as_user`."""
-        statements = self.statements(user, vector, stage, version, variant)
-        if statements is None:
-            return None
+        nearest = ("EXPLAIN (ANALYZE, BUFFERS) " if explain else "") + sql, params
+        cached = repository.cached_llm_score("0" * 64, stage=stage, policy_version=version)
+        claims = {"sub": user, "role": "authenticated", "aud": "authenticated"}
         started = time.perf_counter_ns()
-        *_, nearest, _cached = self.reader.run_as_user(self.claims(user), *statements)
-        elapsed = time.perf_counter_ns() - started
-        return elapsed, (nearest[0] if nearest else None)
+        *_, rows, _cached = self.reader.run_as_user(claims, *setup, nearest, cached)
+        return time.perf_counter_ns() - started, rows
 
-    def explain(self, user: str, vector: str, stage: int, version: str, variant: str) -> str:
-        statements = self.statements(user, vector, stage, version, variant, explain=True)
-        if statements is None:
-            return ""
-        *_, plan = self.reader.run_as_user(self.claims(user), *statements)
-        return "\n".join(str(next(iter(row.values()))) for row in plan)
-
-    def filter_rows(self, users: list[str], stage: int, version: str) -> float:
-        """How many rows pass the filter, per user (the average over `users`)."""
-        from persona_rails.moderation.embedding import OFFLINE_EMBEDDER
-
+    def filter_rows(self, stage: int, version: str) -> int:
+        """How many of the heavy user's rows its filter keeps at `stage` and `version`."""
         with self.loader.as_owner() as tx:
             row = tx.one(
                 """
                 SELECT count(*) AS n FROM public.moderation_checks
-                WHERE user_id = ANY (CAST(:users AS uuid[])) AND stage = :stage
-                  AND policy_version = :version AND embedder = :embedder
+                WHERE user_id = CAST(:user AS uuid) AND stage = :stage AND policy_version = :version
                 """,
-                users="{" + ",".join(users) + "}",
+                user=self.heavy,
                 stage=stage,
                 version=version,
-                embedder=OFFLINE_EMBEDDER,
             )
         assert row is not None
-        return int(row["n"]) / len(users)
+        return int(row["n"])
 
-    def describe(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+    def describe(self, ids: list[str]) -> dict[str, tuple[str, int, str]]:
+        """Each row's (user_id, stage, policy_version), by id, read as the owner."""
         with self.loader.as_owner() as tx:
             found = tx.rows(
                 """
-                SELECT id::text AS id, user_id::text AS user_id, stage, policy_version, embedder
+                SELECT id::text AS id, user_id::text AS user_id, stage, policy_version
                 FROM public.moderation_checks WHERE id = ANY (CAST(:ids AS uuid[]))
                 """,
                 ids="{" + ",".join(ids) + "}",
             )
-        return {row["id"]: row for row in found}
-
-    def sizes_mb(self) -> tuple[float, float]:
-        with self.loader.as_owner() as tx:
-            row = tx.one(
-                """
-                SELECT pg_total_relation_size('public.moderation_checks') AS total,
-                       pg_relation_size(CAST(:index AS regclass)) AS index
-                """,
-                index=f"public.{INDEX_NAME}",
-            )
-        assert row is not None
-        return int(row["total"]) / 2**20, int(row["index"]) / 2**20
-
-    def total_rows(self) -> int:
-        with self.loader.as_owner() as tx:
-            row = tx.one("SELECT count(*) AS n FROM public.moderation_checks")
-        assert row is not None
-        return int(row["n"])
-
-    def insert_costs(self, vectors: list[str], count: int) -> tuple[list[int], list[int]]:
-        """Single-row inserts of the heavy user's checks (one transaction each, as the owner), timed
-        with the HNSW index and again after dropping it: what the index adds to a check's write.
-        Leaves the index dropped (the next load rebuilds it)."""
-        from persona_rails.moderation.embedding import OFFLINE_EMBEDDER
-
-        def insert_all() -> list[int]:
-            samples = []
-            for index in range(count):
-                started = time.perf_counter_ns()
-                with self.reader.as_owner() as tx:
-                    tx.execute(
-                        """
-                        INSERT INTO public.moderation_checks
-                          (id, user_id, text_hash, stage, policy, policy_version, embedder, embedding,
-                           rule_score, score, label, final)
-                        VALUES (gen_random_uuid(), CAST(:user AS uuid),
-                                encode(sha256(convert_to(gen_random_uuid()::text, 'UTF8')), 'hex'), 2,
-                                'default', :version, :embedder, CAST(:vector AS extensions.vector),
-                                0.5, 0.5, 'warn', 'warn')
-                        """,
-                        user=self.heavy,
-                        version=current_version("default"),
-                        embedder=OFFLINE_EMBEDDER,
-                        vector=vectors[index % len(vectors)],
-                    )
-                samples.append(time.perf_counter_ns() - started)
-            return samples
-
-        with_index = insert_all()
-        with self.loader.as_owner() as tx:
-            tx.execute(f"DROP INDEX IF EXISTS public.{INDEX_NAME}")
-        return with_index, insert_all()
-
-    def heavy_rows(self) -> int:
-        with self.loader.as_owner() as tx:
-            row = tx.one(
-                "SELECT count(*) AS n FROM public.moderation_checks WHERE user_id = CAST(:u AS uuid)",
-                u=self.heavy,
-            )
-        assert row is not None
-        return int(row["n"])
+        return {row["id"]: (row["user_id"], row["stage"], row["policy_version"]) for row in found}
