@@ -54,7 +54,7 @@ def play_corpus(path: Path) -> int:
 
     config = sps_config()
     played = {
-        ref.scenario_id: play(config, ref, 7, TURNS // 2, random.Random(7)).turns[:TURNS]
+        ref.scenario_id: play(config, ref, 7, TURNS // 2, random.Random(7))[:TURNS]
         for ref in catalog_cases(config)
         if ref.default
     }
