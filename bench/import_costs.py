@@ -17,10 +17,16 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bench.harness.report import Report, emit, median, ms
-from bench.harness.timing import child_environment, run_child
 
 # Times the imports only: interpreter start-up is the same for every variant.
 CHILD_SCRIPT = r"""
@@ -33,6 +39,43 @@ for name in sys.argv[1:]:
 print(json.dumps({"import_ns": time.perf_counter_ns() - started, "modules": len(sys.modules)}))
 """
 
+
+def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without anything that changes how Python starts or imports."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("PYTHON") and not name.startswith("COVERAGE_")
+    }
+    env.update(extra or {})
+    return env
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    spawned_ns: int  # perf_counter_ns() just before the spawn (CLOCK_MONOTONIC, shared by processes)
+    wall_ns: int  # spawn to exit, as the parent sees it
+    output: dict[str, Any]  # the JSON object the child printed last
+
+
+def run_child(script: str, args: Sequence[str], env: dict[str, str], timeout: float = 120) -> ChildRun:
+    """`python -I -c script args...`: isolated mode keeps cwd and PYTHON* variables off sys.path."""
+    spawned = time.perf_counter_ns()
+    completed = subprocess.run(
+        [sys.executable, "-I", "-c", script, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    wall = time.perf_counter_ns() - spawned
+    if completed.returncode != 0:
+        raise RuntimeError(f"child failed ({completed.returncode}):\n{completed.stderr[-3000:]}")
+    last_line = completed.stdout.strip().splitlines()[-1]
+    return ChildRun(spawned, wall, json.loads(last_line))
+
+
 MISSING = "not installed (pip install -e '.[bench]')"
 
 
@@ -44,7 +87,10 @@ class Variant:
 
     @property
     def installed(self) -> bool:
-        return all(importlib.util.find_spec(name.split(".")[0]) is not None for name in self.modules)
+        # A folder of the checkout (supabase/: the migrations) is a namespace package to this
+        # process, whose cwd is on sys.path, but not to the isolated child: it has no origin.
+        specs = [importlib.util.find_spec(name.split(".")[0]) for name in self.modules]
+        return all(spec is not None and spec.origin is not None for spec in specs)
 
 
 VARIANTS = (

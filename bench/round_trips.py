@@ -38,8 +38,7 @@ from bench.harness.handler import (
     release_handler_state,
     stdout_to_devnull,
 )
-from bench.harness.report import Report, emit, ms, percentile, trips_cell, verdict
-from bench.harness.trips import code_label, one_round_trip
+from bench.harness.report import Report, code_label, emit, ms, percentile, trips_cell, verdict
 from bench.round_trip_flows import DEFAULT_BUDGET, REASON_BUDGET, Step, budget, flow
 from tests.support.delay_proxy import DelayProxy
 
@@ -75,6 +74,24 @@ def unmeasured(functions: list[tuple[Function, tuple[Step, ...]]]) -> list[str]:
         for route in function.routes
         if route.route_key not in {step.route_key for step in steps}
     )
+
+
+def one_round_trip(proxy: DelayProxy, url: str, count: int) -> list[int]:
+    """The proxy's price of one round trip: a simple-protocol `SELECT 1` (one flight) on pg8000."""
+    import pg8000.native
+
+    from persona_rails.db.url import connect_kwargs
+
+    connection = pg8000.native.Connection(**connect_kwargs(proxy.url_for(url)))
+    try:
+        samples = []
+        for _ in range(count):
+            started = time.perf_counter_ns()
+            connection.run("SELECT 1")
+            samples.append(time.perf_counter_ns() - started)
+        return samples
+    finally:
+        connection.close()
 
 
 # --- measuring ---------------------------------------------------------------------------------------

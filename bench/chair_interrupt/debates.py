@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.chair_interrupt.corpus import EN_TOPICS, FRAMEWORKS, LANGUAGES, ZH_TOPICS, chunk, random_reason
-from bench.harness.handler import BenchUser, event, expect_status, service_token, stdout_to_devnull
-from bench.harness.timing import call
+from bench.harness.handler import BenchUser, call, event, expect_status, service_token, stdout_to_devnull
 
 if TYPE_CHECKING:
     from bench.chair_interrupt import Settings
@@ -99,7 +98,7 @@ class Driver:
             else:
                 body = {**body, "user_id": debate.owner.id}
         request = event(self.function, route, token, {"debate_id": debate.id}, body=body, query=query)
-        result, elapsed, _ = call(self.handler, request, FUNCTION_ID)
+        result, elapsed = call(self.handler, request, FUNCTION_ID)
         return expect_status(result, 200, route), elapsed
 
     def evaluate(self, debate: Debate) -> int:

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -370,3 +371,11 @@ def start_session(handler: Handler, function: Function, user: BenchUser) -> str:
     result = handler(start_event(function, user, session_id), lambda_context())
     expect_status(result, 201, "start session")
     return session_id
+
+
+def call(handler: Handler, request: dict[str, Any], function_id: str) -> tuple[dict[str, Any], int]:
+    """(result, nanoseconds around lambda_handler only)."""
+    context = lambda_context(function_id)
+    started = time.perf_counter_ns()
+    result = handler(request, context)
+    return result, time.perf_counter_ns() - started

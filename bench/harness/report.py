@@ -7,12 +7,17 @@ import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
+
+# The checkout the measured code came from (a worktree of an older commit, for a "before").
+_REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # --- statistics --------------------------------------------------------------------------------
 
@@ -63,16 +68,6 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
     return "\n".join([line(headers), separator, *(line(row) for row in rows)])
 
 
-@dataclass
-class MixSamples:
-    """A turn mix's measured requests, each with its `route` and log `level`."""
-
-    samples: list[Any]
-
-    def of(self, route: str, level: str | None = None) -> list[Any]:
-        return [s for s in self.samples if s.route == route and (level is None or s.level == level)]
-
-
 def verdict(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
@@ -105,25 +100,6 @@ def share(part: float, whole: float) -> str:
     return f"{part / whole:.0%}" if whole else "–"
 
 
-def p50_of(samples: Sequence[Any], part: str) -> str:
-    """The median of one timed part (`engine`, `read`, …) of some samples, in ms."""
-    return ms(median([getattr(sample, part) for sample in samples]))
-
-
-def turn_row(label: str, samples: Sequence[Any]) -> list[str]:
-    """A row of a turn table: count, p50/p90/p99, max, and the engine, state and transaction p50s."""
-    totals = [sample.total for sample in samples]
-    return [
-        label,
-        str(len(samples)),
-        *(ms(percentile(totals, q)) for q in (50, 90, 99)),
-        ms(max(totals)),
-        p50_of(samples, "engine"),
-        p50_of(samples, "state"),
-        f"{p50_of(samples, 'read')} / {p50_of(samples, 'write')}",
-    ]
-
-
 def latency_cells(values: Sequence[float]) -> list[str]:
     """n, p50, p90, p99 and max, in ms."""
     return [str(len(values)), *(ms(percentile(values, q)) for q in (50, 90, 99)), ms(max(values))]
@@ -142,11 +118,6 @@ def against_targets(
         f"p50 {ms(p50)} ms vs target {p50_ms:g} ms ({what}): {verdict(p50_ok)}",
         f"p99 {ms(p99)} ms vs target {p99_ms:g} ms ({what}): {verdict(p99_ok)}",
     ], p50_ok and p99_ok
-
-
-def split_row(label: str, values: Sequence[float], total: float) -> list[str]:
-    """A row of a "where the time goes" table: p50, p90, p99 in ms and the share of `total`."""
-    return [label, *(ms(percentile(values, q)) for q in (50, 90, 99)), share(sum(values), total)]
 
 
 def counts_cell(values: Sequence[str]) -> str:
@@ -176,6 +147,22 @@ class ScenarioReport(Report):
         return "\n".join([*(section.markdown() for section in self.sections), super().markdown()])
 
 
+def code_label() -> str:
+    """The commit the measured code came from (_REPO_ROOT may be a worktree of an older commit)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(_REPO_ROOT), *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return f"{_REPO_ROOT} (not a git checkout)"
+    return f"{commit}{' + uncommitted changes' if dirty else ''} ({_REPO_ROOT})"
+
+
 def scenario_report(
     name: str,
     sections: list[Report],
@@ -188,8 +175,6 @@ def scenario_report(
 ) -> ScenarioReport:
     """The measured tables, then the targets table (`about` the code, then the run, then `notes`):
     passed when every counted target passes."""
-    from bench.harness.trips import code_label
-
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     called = called or name.lower().replace(" ", "-")
     return ScenarioReport(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from bench.harness.handler import (
     BenchUser,
+    call,
     create_accounts,
     embedded_database,
     event,
@@ -39,7 +40,6 @@ from bench.harness.report import (
     scenario_report,
     target,
 )
-from bench.harness.timing import call
 from bench.interview.corpus import (
     FUNCTION_ID,
     GROWTH_RATIO_TARGET,
@@ -95,7 +95,7 @@ class Driver:
         request = event(
             self.function, START_ROUTE, session.user.token, body=made.start, key=str(uuid.uuid4())
         )
-        result, _, _ = call(self.handler, request, FUNCTION_ID)
+        result, _ = call(self.handler, request, FUNCTION_ID)
         session.session_id = str(expect_status(result, 201, "start an interview session")["session_id"])
         return session
 
@@ -106,7 +106,7 @@ class Driver:
         request = event(
             self.function, TURN_ROUTE, session.user.token, params, body=turn.body(), key=str(uuid.uuid4())
         )
-        result, elapsed, _ = call(self.handler, request, FUNCTION_ID)
+        result, elapsed = call(self.handler, request, FUNCTION_ID)
         meta = expect_status(result, 200, f"turn {session.taken + 1} ({turn.kind})")["turn"]
         session.taken += 1
         if meta["turn_no"] != session.taken:

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from bench.harness.handler import (
+    call,
     create_accounts,
     embedded_database,
     event,
@@ -22,7 +23,6 @@ from bench.harness.handler import (
     stdout_to_devnull,
 )
 from bench.harness.report import LATENCY_HEADERS, Report, against_targets, latency_cells
-from bench.harness.timing import call
 from bench.moderation.corpus import P50_TARGET_MS, P99_TARGET_MS, SEED, Settings, chinese_corpus
 
 FUNCTION_ID = "ModerationCheckFunction"
@@ -74,7 +74,7 @@ def measure_warm(settings: Settings) -> list[int]:
                 for index, (token, body) in enumerate(plan):
                     if index == settings.warmup:
                         gc.collect()  # measure from a clean heap, as a warm container would be
-                    result, elapsed, _ = call(handler, event(declared, route, token, body=body), FUNCTION_ID)
+                    result, elapsed = call(handler, event(declared, route, token, body=body), FUNCTION_ID)
                     expect_status(result, 200, "moderation check")
                     if index >= settings.warmup:
                         measured.append(elapsed)

@@ -12,9 +12,8 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bench.harness.handler import BenchUser, event, expect_status, service_token, stdout_to_devnull
+from bench.harness.handler import BenchUser, call, event, expect_status, service_token, stdout_to_devnull
 from bench.harness.report import LATENCY_HEADERS, Report, latency_cells, ms, percentile, verdict
-from bench.harness.timing import call
 from bench.sps_encounter.corpus import FUNCTION_ID, P50_TARGET_MS, SEED, CaseRef, Settings, learner_stream
 
 if TYPE_CHECKING:
@@ -100,7 +99,7 @@ class Driver:
         key = str(uuid.uuid4()) if keyed and self.rng.random() < KEY_SHARE else None
         params = {"encounter_id": encounter.id} if "{encounter_id}" in route else None
         request = event(self.function, route, token, params, body=body, query=query, key=key)
-        result, elapsed, _ = call(self.handler, request, FUNCTION_ID)
+        result, elapsed = call(self.handler, request, FUNCTION_ID)
         return expect_status(result, status, route), elapsed
 
     def new(self) -> Encounter:
