@@ -18,9 +18,9 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+from bench.harness.handler import one_cpu
 from bench.harness.report import Report, emit, machine_summary, median, verdict
 from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, chinese_corpus
-from bench.moderation.rules import one_cpu
 from persona_rails_dev import evalsets
 from persona_rails_dev.judges import with_function
 

@@ -72,6 +72,7 @@ class Step:
         path = declared.path.format(**params)
         headers = {**fixture["headers"], "authorization": f"Bearer {user.token}"}
         if "idempotency-key" in headers:
+            # The fixture's fixed key would make every dialog after the first a retry of it.
             headers["idempotency-key"] = f"{dialog_id}:{self.fixture}"
         body = json.loads(fixture["body"]) if fixture.get("body") else None
         if self.body is not None and body is not None:

@@ -18,6 +18,7 @@ from bench.harness.handler import (
     create_accounts,
     embedded_database,
     load_function_handler,
+    one_cpu,
     release_handler_state,
 )
 from bench.harness.handler import function as harness_function
@@ -35,7 +36,6 @@ from bench.harness.report import (
     share,
     target,
 )
-from bench.moderation.rules import one_cpu
 
 QUICK_TARGET_PER_SECOND = 50_000
 P50_TARGET_MS, P99_TARGET_MS = 5.0, 20.0

@@ -1,4 +1,4 @@
 """What every benchmark shares, once: `handler` (loading a function's handler, its environment, a
-throwaway database, users, tokens and events), `timing` (a call timed around `lambda_handler`, the
-parts of a call, child processes), `report` (percentiles, tables, a scenario's targets, the command
-line) and `trips` (round trips through the delaying proxy)."""
+throwaway database, users, tokens and events, a call timed around `lambda_handler`, one CPU) and
+`report` (percentiles, tables, a scenario's targets, the command line). The delaying proxy the
+round-trip benchmark counts with is the tests' own, tests/support/delay_proxy.py."""

@@ -379,3 +379,15 @@ def call(handler: Handler, request: dict[str, Any], function_id: str) -> tuple[d
     started = time.perf_counter_ns()
     result = handler(request, context)
     return result, time.perf_counter_ns() - started
+
+
+@contextmanager
+def one_cpu() -> Iterator[int]:
+    """Pin this process to one CPU (the last it may use) for the block; restore afterwards."""
+    allowed = os.sched_getaffinity(0)
+    cpu = max(allowed)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield cpu
+    finally:
+        os.sched_setaffinity(0, allowed)

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from bench.harness.handler import one_cpu
 from bench.harness.report import Report, median, verdict
 from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, TEXT_CHARS, lexicon
 
 if TYPE_CHECKING:
     from persona_rails.moderation.lexicon import Lexicon
-
-
-@contextmanager
-def one_cpu() -> Iterator[int]:
-    """Pin this process to one CPU (the last it may use) for the block; restore afterwards."""
-    allowed = os.sched_getaffinity(0)
-    cpu = max(allowed)
-    os.sched_setaffinity(0, {cpu})
-    try:
-        yield cpu
-    finally:
-        os.sched_setaffinity(0, allowed)
 
 
 def rule_variants(found: Lexicon) -> dict[str, Callable[[str, int], object]]:

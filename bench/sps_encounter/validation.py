@@ -87,7 +87,7 @@ class Validation:
 
 
 def measure_validation(config: SpsConfig, settings: Settings) -> Validation:
-    from bench.moderation.rules import one_cpu
+    from bench.harness.handler import one_cpu
     from sps_encounter.engine.validator import validate_transcript
 
     sizes = tuple(sorted(settings.sizes))
