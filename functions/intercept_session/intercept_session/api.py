@@ -14,7 +14,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Response, status
 
-from intercept_session import service
+from intercept_session import decisions, service
 from intercept_session.schemas import (
     AppealRequest,
     DecisionRequest,
@@ -90,7 +90,7 @@ async def submit_appeal(
 async def record_decision(
     session_id: UUID, body: DecisionRequest, caller: UserOrService, db: DbDep
 ) -> DecisionResult:
-    return service.decide(db, caller, str(session_id), body, grace_seconds=_grace())
+    return decisions.decide(db, caller, str(session_id), body, grace_seconds=_grace())
 
 
 @router.get("/{session_id}", response_model=SessionOut, responses=errors(401, 403, 404, 422))

@@ -9,28 +9,34 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
 
 from intercept_session import repository
+from intercept_session.decisions import decision_result
 from intercept_session.engine import access, state_machine
-from intercept_session.engine.access import RulePolicy
 from intercept_session.engine.messages import (
     VERDICT_BADGE,
     challenge_message,
     delayed_message,
-    emergency_message,
 )
-from intercept_session.engine.model import Decision, EvaluationInput, RuleContext, State, Trigger, Verdict
+from intercept_session.engine.model import EvaluationInput, RuleContext, State, Trigger, Verdict
 from intercept_session.engine.turn import ENGINE_VERSION, turn_inputs
 from intercept_session.evaluation import evaluate
 from intercept_session.judges import judges
 from intercept_session.personas import Persona, persona_config, personas
+from intercept_session.rows import (
+    Row,
+    attempt_counts,
+    found_rule,
+    found_session,
+    persona_out,
+    persona_view,
+    rule_context,
+    rule_policy,
+    session_view,
+)
 from intercept_session.schemas import (
     TIMESTAMP_TOLERANCE,
     AttemptCounts,
-    DecisionRequest,
-    DecisionResult,
-    PersonaOut,
     SessionOut,
     SessionStarted,
     StartAnswer,
@@ -40,83 +46,11 @@ from intercept_session.schemas import (
     TurnResult,
 )
 from persona_rails.db import Database
-from persona_rails.db.database import Tx
-from persona_rails.errors import Conflict, Invalid, NotFound
+from persona_rails.errors import Conflict, Invalid
 from persona_rails.idempotency import fingerprint, replay_or_conflict
 from persona_rails.identity import Caller
 from persona_rails.observability import count, logger, milliseconds
 from persona_rails.settings import LlmSettings
-
-Row = dict[str, Any]
-DIALOG_COMPLETED = "interception.dialog_completed"
-SUBJECT_SESSION = "intercept_session"
-
-
-def _rule_context(rule: Row) -> RuleContext:
-    return RuleContext(
-        summary=rule["summary"],
-        app_display_name=rule["app_display_name"],
-        next_action=rule["next_action"],
-        remaining_minutes=rule["remaining_minutes"],
-        delay_minutes=rule["delay_minutes"],
-    )
-
-
-def _view(session: Row) -> state_machine.SessionView:
-    verdict = session["final_verdict"]
-    return state_machine.SessionView(
-        state=State(session["state"]),
-        evaluation_turns=session["evaluation_turns"],
-        final_verdict=Verdict(verdict) if verdict else None,
-    )
-
-
-def _persona_view(persona: Persona, version: int) -> PersonaOut:
-    return PersonaOut(
-        key=persona.key,
-        display_name=persona.display_name,
-        avatar_asset_key=persona.avatar_asset_key,
-        version=version,
-    )
-
-
-def _persona_out(session: Row) -> PersonaOut:
-    """The persona as the session met it: its version is the session's, not today's file's."""
-    return _persona_view(personas().get(session["persona_key"]), session["persona_version"])
-
-
-def _found_session(rows: list[Row], session_id: str) -> Row:
-    if not rows:
-        # A foreign session is invisible under RLS and reads exactly like an unknown one.
-        raise NotFound("session_not_found", f"no session {session_id}", field="session_id")
-    return rows[0]
-
-
-def _found_rule(rows: list[Row], rule_id: Any) -> Row:
-    if not rows:
-        raise NotFound("rule_not_found", f"no rule {rule_id} for this user", field="rule_id")
-    return rows[0]
-
-
-def _policy(rule: Row) -> RulePolicy:
-    return RulePolicy(
-        remaining_minutes=rule["remaining_minutes"],
-        unlock_minutes=rule["unlock_minutes"],
-        friction_growth_seconds=rule["friction_growth_seconds"],
-        friction_cap_seconds=rule["friction_cap_seconds"],
-        overrides_disabled_in_blocked_window=rule["overrides_disabled_in_blocked_window"],
-        emergency_reason_required_past_allowance=rule["emergency_reason_required_past_allowance"],
-    )
-
-
-def _counts(context: Row, *, opens_today: int) -> AttemptCounts:
-    return AttemptCounts(
-        opens_today=opens_today,
-        overrides_today=context["overrides_today"],
-        streak_days=context["streak_days"],
-        emergencies_this_week=context["emergencies_this_week"],
-        emergency_allowance=context["emergency_allowance"],
-    )
 
 
 def _check_timestamp(request: StartSessionRequest, now: datetime) -> None:
@@ -133,10 +67,10 @@ def _started(session: Row, rule: Row, counts: AttemptCounts) -> SessionStarted:
     excess = session["mentions_excess_of"] is not None
     return SessionStarted(
         session_id=session["id"],
-        persona=_persona_out(session),
+        persona=persona_out(session),
         state=State(session["state"]),
         challenge_message=challenge_message(
-            persona, _rule_context(rule), session["app_display_name"], excess=excess
+            persona, rule_context(rule), session["app_display_name"], excess=excess
         ),
         countdown_seconds=session["countdown_seconds"],
         override_allowed=session["override_allowed"],
@@ -166,7 +100,7 @@ def start_session(
             repository.session(session_id),
             repository.start_context(request.app_identifier, offset),
         )
-        rule = _found_rule(rules, request.rule_id)
+        rule = found_rule(rules, request.rule_id)
         if rule["app_identifier"] != request.app_identifier:
             raise Invalid(
                 "app_mismatch", "app_identifier is not the app this rule governs", field="app_identifier"
@@ -176,12 +110,12 @@ def start_session(
             return _replayed(existing[0], start_print, rule, context), False
         if context["unlocked_until"] is not None:
             count("StartUnlocked")
-            counts = _counts(context, opens_today=context["opens_today"])
+            counts = attempt_counts(context, opens_today=context["opens_today"])
             return StillUnlocked(unlocked_until=context["unlocked_until"], counts=counts), False
         if context["retry_after"] is not None:
             count("StartDelayed")
             return _still_delayed(persona, context, now), False
-        policy = _policy(rule)
+        policy = rule_policy(rule)
         (inserted,) = tx.batch(
             repository.insert_session(
                 {
@@ -214,7 +148,7 @@ def start_session(
             return _replayed(raced[0], start_print, rule, context), False
     count("SessionStarted")
     logger.info("session started", extra={"session_id": session_id, "persona_key": persona.key})
-    return _started(inserted[0], rule, _counts(context, opens_today=context["opens_today"] + 1)), True
+    return _started(inserted[0], rule, attempt_counts(context, opens_today=context["opens_today"] + 1)), True
 
 
 def _replayed(session: Row, start_print: str, rule: Row, context: Row) -> SessionStarted:
@@ -225,7 +159,7 @@ def _replayed(session: Row, start_print: str, rule: Row, context: Row) -> Sessio
         conflict=Conflict("session_id_conflict", "session_id is already used by a different session"),
     )
     count("SessionStartReplayed")
-    return _started(stored, rule, _counts(context, opens_today=context["opens_today"]))
+    return _started(stored, rule, attempt_counts(context, opens_today=context["opens_today"]))
 
 
 def _still_delayed(persona: Persona, context: Row, now: datetime) -> StillDelayed:
@@ -234,13 +168,13 @@ def _still_delayed(persona: Persona, context: Row, now: datetime) -> StillDelaye
         retry_after=retry_at,
         seconds_left=access.seconds_left(retry_at, now),
         message=delayed_message(persona, access.minutes_left(retry_at, now)),
-        persona=_persona_view(persona, persona.version),
-        counts=_counts(context, opens_today=context["opens_today"]),
+        persona=persona_view(persona, persona.version),
+        counts=attempt_counts(context, opens_today=context["opens_today"]),
     )
 
 
 def _turn_result(turn: Row, session: Row) -> TurnResult:
-    view = _view(session)
+    view = session_view(session)
     return TurnResult(
         session_id=turn["session_id"],
         turn_no=turn["turn_no"],
@@ -267,7 +201,7 @@ def _settle_taken_slot(turns: list[Row], turn_no: int, text_print: str, session:
         count("TurnReplayed")
         return _turn_result(existing, session)
     check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
-    check(_view(session))
+    check(session_view(session))
     raise AssertionError("a taken slot always fails its state check")
 
 
@@ -285,7 +219,7 @@ def _read_turn_context(
         repository.rule_of_session(session_id),
         repository.day_stats_of_session(session_id),
     )
-    return _found_session(sessions, session_id), turns, rules, stats[0] if stats else {}
+    return found_session(sessions, session_id), turns, rules, stats[0] if stats else {}
 
 
 def submit_turn(
@@ -303,8 +237,8 @@ def submit_turn(
     if any(turn["turn_no"] >= turn_no for turn in turns) or session["state"] == State.CLOSED:
         return _settle_taken_slot(turns, turn_no, text_print, session)
     check = state_machine.check_reason if turn_no == 1 else state_machine.check_appeal
-    check(_view(session))
-    rule = _rule_context(_found_rule(rules, session["rule_id"]))
+    check(session_view(session))
+    rule = rule_context(found_rule(rules, session["rule_id"]))
     overrides_today, streak = int(stats["override_count_today"]), int(stats["streak"])
     first = turns[0] if turns else None
     request = EvaluationInput(
@@ -394,162 +328,6 @@ def submit_turn_settled(
         return _settle_taken_slot(turns, turn_no, fingerprint(text), session)
 
 
-def _decision_result(session: Row) -> DecisionResult:
-    kind = session["unlock_kind"]
-    message = None
-    if kind == access.UnlockKind.EMERGENCY:
-        message = emergency_message(personas().get(session["persona_key"]))
-    return DecisionResult(
-        session_id=session["id"],
-        state=State(session["state"]),
-        user_decision=session["user_decision"],
-        final_verdict=session["final_verdict"],
-        accepted_delay=bool(session["accepted_delay"]),
-        auto_dismissed=bool(session["auto_dismissed"]),
-        emergency=session["emergency"],
-        closed_at=session["closed_at"],
-        abandoned=session["abandoned"],
-        unlock_kind=kind,
-        unlocked_until=session["unlocked_until"],
-        retry_after=session["retry_after"],
-        emergency_over_allowance=session["emergency_over_allowance"],
-        message=message,
-    )
-
-
-def _check_allowed(session: Row, request: DecisionRequest, *, over_allowance: bool) -> None:
-    if request.user_decision is Decision.OVERRIDE and not session["override_allowed"]:
-        raise state_machine.TransitionError(
-            "override_disabled",
-            "the rule disables overrides during its blocked window",
-            State(session["state"]),
-        )
-    if (
-        over_allowance
-        and request.user_decision is Decision.EMERGENCY
-        and session["emergency_reason_required_past_allowance"]
-        and request.emergency_reason is None
-    ):
-        raise Invalid(
-            "emergency_reason_required",
-            "this week's emergency allowance is used up: the rule asks for an emergency_reason",
-            field="emergency_reason",
-        )
-
-
-def decide(
-    db: Database, caller: Caller, session_id: str, request: DecisionRequest, *, grace_seconds: int
-) -> DecisionResult:
-    decision_print = fingerprint(request.model_dump(mode="json"))
-    with db.as_user(caller.claims) as tx:
-        # The budget locks the user's clock row, so two emergencies at once are counted in
-        # turn; FOR UPDATE then queues concurrent decisions on the same session. Clock before
-        # session, as on every path that locks both (see start_session). A dialog past its
-        # countdown and grace closes as abandoned before it is read: a late decision finds it
-        # closed, whether or not a start or the housekeeping got there first.
-        budgets, _, sessions, turns, times = tx.batch(
-            repository.emergency_budget(session_id),
-            repository.close_abandoned(grace_seconds),
-            repository.session(session_id, lock="update"),
-            repository.turns(session_id),
-            repository.closing_time(session_id),
-        )
-        session = _found_session(sessions, session_id)
-        if session["state"] == State.CLOSED and session["decision_fingerprint"] == decision_print:
-            count("DecisionReplayed")
-            return _decision_result(session)
-        view = _view(session)
-        if view.state is State.CLOSED:
-            closing = None
-        else:
-            closing = _close(
-                tx,
-                session_id,
-                session,
-                turns=turns,
-                closed_at=times[0]["closed_at"],
-                budget=budgets[0],
-                request=request,
-                decision_print=decision_print,
-            )
-    if closing is None:
-        # Closed, perhaps as abandoned by this very request: refused once that is committed.
-        state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
-        raise AssertionError("check_decision refuses every decision on a closed session")
-    closed, kind, over = closing
-    count(f"Decision{request.user_decision.value.title()}")
-    if over:
-        count("EmergencyOverAllowance")
-    logger.info(
-        "session closed",
-        extra={
-            "session_id": session_id,
-            "decision": request.user_decision.value,
-            "auto_dismissed": request.auto_dismissed,
-            "accepted_delay": request.accepted_delay,
-            "unlock_kind": kind.value if kind else None,
-            "emergency_over_allowance": over,
-        },
-    )
-    return _decision_result(closed)
-
-
-def _close(
-    tx: Tx,
-    session_id: str,
-    session: Row,
-    *,
-    turns: list[Row],
-    closed_at: datetime,
-    budget: Row,
-    request: DecisionRequest,
-    decision_print: str,
-) -> tuple[Row, access.UnlockKind | None, bool]:
-    """Close an open dialog with the decision, in the transaction that locked it: the closed row,
-    its unlock kind, and whether an emergency went over the week's allowance."""
-    view = _view(session)
-    state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
-    kind = access.unlock_kind(
-        request.user_decision,
-        view.final_verdict,
-        emergency=session["emergency"],
-        auto_dismissed=request.auto_dismissed,
-    )
-    over = kind is access.UnlockKind.EMERGENCY and access.over_allowance(
-        budget["emergencies_this_week"], budget["emergency_allowance"]
-    )
-    _check_allowed(session, request, over_allowance=over)
-    last_turn = max(turns, key=lambda turn: turn["turn_no"]) if turns else None
-    delay = last_turn["delay_minutes"] if request.accepted_delay and last_turn else None
-    closed_rows, _, _ = tx.batch(
-        repository.close_session(
-            session_id,
-            {
-                "user_decision": request.user_decision.value,
-                "accepted_delay": request.accepted_delay,
-                "auto_dismissed": request.auto_dismissed,
-                "emergency_reason": request.emergency_reason,
-                "decision_fingerprint": decision_print,
-                "closed_at": closed_at.isoformat(),
-                "unlock_kind": kind.value if kind else None,
-                "unlocked_until": (
-                    access.unlocked_until(
-                        closed_at, session["unlock_minutes"], budget["day_end"], kind
-                    ).isoformat()
-                    if kind
-                    else None
-                ),
-                "retry_after": access.retry_after(closed_at, delay).isoformat() if delay else None,
-                "over_allowance": over,
-            },
-        ),
-        repository.record_decision_on_turns(session_id, request.user_decision.value),
-        repository.completed_event(session_id, DIALOG_COMPLETED),
-    )
-    assert closed_rows, "the row is locked and open"
-    return closed_rows[0], kind, over
-
-
 def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
     sessions, turns, rules = db.run_as_user(
         caller.claims,
@@ -557,14 +335,14 @@ def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
         repository.turns(session_id),
         repository.rule_of_session(session_id),
     )
-    session = _found_session(sessions, session_id)
+    session = found_session(sessions, session_id)
     count("SessionResumed")
     persona = personas().get(session["persona_key"])
-    context = _rule_context(rules[0]) if rules else RuleContext("", session["app_display_name"], "-", 0, 1)
+    context = rule_context(rules[0]) if rules else RuleContext("", session["app_display_name"], "-", 0, 1)
     return SessionOut(
         session_id=session["id"],
         state=State(session["state"]),
-        persona=_persona_out(session),
+        persona=persona_out(session),
         challenge_message=challenge_message(
             persona, context, session["app_display_name"], excess=session["mentions_excess_of"] is not None
         ),
@@ -574,8 +352,8 @@ def get_session(db: Database, caller: Caller, session_id: str) -> SessionOut:
         app_display_name=session["app_display_name"],
         trigger=Trigger(session["trigger"]),
         evaluation_turns=session["evaluation_turns"],
-        can_appeal=state_machine.can_appeal(_view(session)),
+        can_appeal=state_machine.can_appeal(session_view(session)),
         turns=[_turn_result(turn, session) for turn in turns],
-        decision=_decision_result(session) if session["state"] == State.CLOSED else None,
+        decision=decision_result(session) if session["state"] == State.CLOSED else None,
         created_at=session["created_at"],
     )

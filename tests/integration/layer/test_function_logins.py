@@ -89,7 +89,7 @@ def _start(database, user, rule):
 
 
 def test_a_whole_dialog_runs_connected_as_the_api_login(logins, users):
-    from intercept_session import service
+    from intercept_session import decisions, service
     from intercept_session.engine.model import Decision
     from intercept_session.schemas import DecisionRequest
     from persona_rails.settings import InterceptSettings, LlmSettings
@@ -102,7 +102,7 @@ def test_a_whole_dialog_runs_connected_as_the_api_login(logins, users):
         database, LlmSettings(), caller, sid, "就是无聊想刷一会儿视频放松", turn_no=1, grace_seconds=grace
     )
     assert turn.ai_verdict in {"deny", "delay", "allow"}
-    closed = service.decide(
+    closed = decisions.decide(
         database, caller, sid, DecisionRequest(user_decision=Decision.COMPLY), grace_seconds=grace
     )
     assert closed.state == "closed"
