@@ -95,6 +95,7 @@ def decide(
                 tx,
                 session_id,
                 session,
+                view,
                 turns=turns,
                 closed_at=times[0]["closed_at"],
                 budget=budgets[0],
@@ -127,6 +128,7 @@ def _close(
     tx: Tx,
     session_id: str,
     session: Row,
+    view: state_machine.SessionView,
     *,
     turns: list[Row],
     closed_at: datetime,
@@ -136,7 +138,6 @@ def _close(
 ) -> tuple[Row, access.UnlockKind | None, bool]:
     """Close an open dialog with the decision, in the transaction that locked it: the closed row,
     its unlock kind, and whether an emergency went over the week's allowance."""
-    view = session_view(session)
     state_machine.check_decision(view, request.user_decision, accepted_delay=request.accepted_delay)
     kind = access.unlock_kind(
         request.user_decision,

@@ -69,7 +69,9 @@ LITERALS = {
 _LIST = re.compile(r"^CHECK \(\(?\(?(\w+)\)?(?:::text)? = ANY \(\(?ARRAY\[(.*)\]\)?(?:::text\[\])?\)\)\)?$")
 
 
-def _check_lists(db) -> dict[tuple[str, str], set[str]]:
+@pytest.fixture(scope="module")
+def check_lists(db) -> dict[tuple[str, str], set[str]]:
+    """The schema's CHECK lists, read once for this module."""
     with db.as_owner() as tx:
         rows = tx.rows(
             "SELECT c.conrelid::regclass::text AS table_name, pg_get_constraintdef(c.oid) AS definition"
@@ -87,17 +89,17 @@ def _check_lists(db) -> dict[tuple[str, str], set[str]]:
     return found
 
 
-def test_every_check_list_is_tied_to_what_writes_it(db):
-    found = _check_lists(db)
+def test_every_check_list_is_tied_to_what_writes_it(check_lists):
+    found = check_lists
     assert len(found) >= 30
     assert set(found) == set(WRITTEN) | set(LITERALS)
 
 
 @pytest.mark.parametrize("column", sorted(WRITTEN), ids=".".join)
-def test_a_check_list_allows_exactly_what_the_code_writes(db, column):
-    assert _check_lists(db)[column] == WRITTEN[column]()
+def test_a_check_list_allows_exactly_what_the_code_writes(check_lists, column):
+    assert check_lists[column] == WRITTEN[column]()
 
 
 @pytest.mark.parametrize("column", sorted(LITERALS), ids=".".join)
-def test_a_literal_check_list_is_as_documented(db, column):
-    assert _check_lists(db)[column] == LITERALS[column]
+def test_a_literal_check_list_is_as_documented(check_lists, column):
+    assert check_lists[column] == LITERALS[column]
