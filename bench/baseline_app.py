@@ -1,9 +1,5 @@
-"""The cold-start baseline: the smallest FastAPI app behind Mangum, one POST route answering JSON.
-
-bench/cold_start_packaged.py packages it as it packages a function and imports it as a top-level
-module (`baseline_app.lambda_handler`) in a fresh process, exactly as it imports our handler, so the
-ratio between the two is the cost of everything Persona Rails adds on top of FastAPI + Mangum.
-"""
+"""The cold-start baseline: the smallest FastAPI app behind Mangum, packaged and imported as a function
+is (bench/cold_start_packaged.py), so the ratio is the cost of what Persona Rails adds on top."""
 
 from fastapi import FastAPI
 from mangum import Mangum

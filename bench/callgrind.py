@@ -13,22 +13,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
-def available() -> bool:
-    return shutil.which("valgrind") is not None
-
-
 def instructions(child: str, *args: str) -> int:
     """Instructions of `python -c child *args` (hash seed fixed, so dict order cannot move it)."""
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
     completed = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            sys.executable,
-            "-c",
-            child,
-            *args,
-        ],
+        [*valgrind, sys.executable, "-c", child, *args],
         capture_output=True,
         text=True,
         check=True,
@@ -60,7 +49,7 @@ def against(doc: str, argv: list[str] | None) -> Path | None:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
     other: Path | None = parser.parse_args(argv).against
-    if not available():
+    if shutil.which("valgrind") is None:
         print("valgrind is not installed", file=sys.stderr)
         raise SystemExit(2)
     return other

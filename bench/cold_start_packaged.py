@@ -1,42 +1,18 @@
-"""Cold start of the packaged artifact, per function, against a hello-world packaged the same way.
-
-`make package` builds for arm64, whose native modules can't load here, so this first builds an
-**x86_64 twin** of the same artifact (`persona_rails_dev.package.build(machine="x86_64")`: the exact
-versions of requirements/layer.lock for manylinux x86_64 / CPython 3.12, unchecked-hash 3.12 .pyc),
-and the baseline (bench/baseline_app.py, FastAPI + Mangum) the same way on the same layer. What
-Lambda's runtime adds (boto3 and s3transfer) goes into a `runtime/` folder.
-
-Each run is a fresh `python3.12 -I -B` process (isolated, and like Lambda unable to write bytecode)
-whose sys.path is the function folder, the layer's python/ and runtime/, then the interpreter's
-standard library only. It imports the handler named in template.yaml, answers its first request from
-its events/ fixture, and exits. The environment is the template's (`workers.lambda_environment`):
-secrets are read by persona_rails.ssm from a moto SSM server on 127.0.0.1 (one signed
-GetParameters call over HTTP is in the time; the network latency to the real SSM is not), the LLM is left unset, the database is an embedded Postgres with
-supabase/seed.sql. Three sides alternate, in a rotating order, for every run:
-
-    deployed  tracing as template.yaml deploys it by default (parameter Tracing, default PassThrough:
-              POWERTOOLS_TRACE_DISABLED=true, the X-Ray SDK is never imported)
-    active    Tracing=Active: the Powertools tracer, the X-Ray SDK and its patches, a sampled trace
-    baseline  the hello-world handler
-
-    python -m bench.cold_start_packaged [--runs 11] [--function InterceptSessionFunction ...]
-
-Target: median process time of each function, as deployed, <= 1.5 x the baseline's.
-"""
+"""Cold start of the packaged artifact (an x86_64 twin, python3.12), per function, as deployed and with
+Tracing=Active, against a hello-world packaged the same way; target: as deployed <= 1.5 x the
+baseline's median. What it runs, exactly: docs/benchmarks.md, "Cold start as deployed"."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bench.harness.handler import REPO_ROOT, embedded_database
-from bench.harness.report import Report, emit, machine_summary, median, ms, verdict
+from bench.harness.handler import REPO_ROOT, ChildRun, embedded_database, run_child
+from bench.harness.report import Report, cli, emit, machine_summary, median, ms, option, verdict
 from persona_rails_dev.lambda_twin import CHILD_PRELUDE
 from tests.support.moto_ssm import moto_ssm_server
 
@@ -108,9 +84,6 @@ sys.stdout.write("\n" + json.dumps({
 )
 
 
-# --- the three sides -------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Side:
     name: str
@@ -121,32 +94,21 @@ class Side:
     env: dict[str, str]
     check_files: tuple[str, ...] = ()
 
+    def argv(self, python: list[str], child_script: str, **extra: Any) -> list[str]:
+        """The child's command line: its script, then the spec CHILD_PRELUDE and the script read."""
+        spec: dict[str, Any] = {"sys_path": self.sys_path, "handler": self.handler}
+        spec.update(function_name=self.function_name, event=self.event, **extra)
+        return [*python, "-B", "-c", child_script, json.dumps(spec, ensure_ascii=False)]
+
 
 def template_tracing(logical_id: str) -> str:
-    from persona_rails_dev.template import load_template
+    from persona_rails_dev.template import load_template, parameter_defaults
 
     document = load_template()
-    from persona_rails_dev.template import parameter_defaults
-
     own = document["Resources"][logical_id]["Properties"].get("Tracing")
     mode = own or document.get("Globals", {}).get("Function", {}).get("Tracing", "PassThrough")
     # `Tracing: !Ref Tracing`: what a deployment that keeps the parameter's default gets.
     return str(parameter_defaults()[mode["Ref"]] if isinstance(mode, dict) else mode)
-
-
-def function_environment(
-    logical_id: str, database_url: str, aws: dict[str, str]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """The function's Lambda environment with parameters only (no plain secret), LLM unset, tracing
-    off; and the SSM values its parameters name."""
-    from persona_rails_dev.lambda_twin import deployed_environment
-
-    return deployed_environment(
-        logical_id,
-        TWIN,
-        {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET},
-        {**aws, "POWERTOOLS_TRACE_DISABLED": "true"},
-    )
 
 
 def baseline_event() -> dict[str, object]:
@@ -160,8 +122,7 @@ def baseline_event() -> dict[str, object]:
 
 @contextmanager
 def function_sides(logical_id: str, database_url: str) -> Iterator[list[Side]]:
-    """The function's three sides, their secrets in a moto SSM server on 127.0.0.1 (one signed
-    GetParameters call over HTTP is in each cold start; the network latency to the real SSM is not)."""
+    """The function's three sides, their secrets in a moto SSM server on 127.0.0.1."""
     with moto_ssm_server() as ssm:
         found, parameters = sides(logical_id, database_url, ssm.environment)
         for name, value in parameters.items():
@@ -171,13 +132,19 @@ def function_sides(logical_id: str, database_url: str) -> Iterator[list[Side]]:
 
 def sides(logical_id: str, database_url: str, aws: dict[str, str]) -> tuple[list[Side], dict[str, str]]:
     from persona_rails_dev.event_fixtures import load_event
+    from persona_rails_dev.lambda_twin import deployed_environment
     from persona_rails_dev.template import functions
 
     function = functions()[logical_id]
     layer = str(TWIN / "layer" / "python")
     runtime = str(TWIN / "runtime")
     code = str(TWIN / "functions" / logical_id)
-    untraced, values = function_environment(logical_id, database_url, aws)
+    # The function's Lambda environment (secrets as SSM parameters, LLM unset, tracing off), and the
+    # SSM values its parameters name.
+    secrets = {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET}
+    untraced, values = deployed_environment(
+        logical_id, TWIN, secrets, {**aws, "POWERTOOLS_TRACE_DISABLED": "true"}
+    )
     traced = {name: value for name, value in untraced.items() if name != "POWERTOOLS_TRACE_DISABLED"}
     traced.update(TRACE_VARIABLES)
     deployed = traced if template_tracing(logical_id) == "Active" else untraced
@@ -199,60 +166,30 @@ def sides(logical_id: str, database_url: str, aws: dict[str, str]) -> tuple[list
     return result, values
 
 
-@dataclass(frozen=True)
-class Sample:
-    spawned_ns: int
-    process_ns: int
-    output: dict[str, Any]
-
-    @property
-    def response_ns(self) -> int:
-        # perf_counter is CLOCK_MONOTONIC on Linux: one clock for the parent and the child.
-        return int(self.output["answered_ns"]) - self.spawned_ns
-
-
-def spawn(python: list[str], side: Side) -> Sample:
-    spec = {
-        "sys_path": side.sys_path,
-        "handler": side.handler,
-        "function_name": side.function_name,
-        "event": side.event,
-        "check_files": list(side.check_files),
-    }
-    started = time.perf_counter_ns()
-    completed = subprocess.run(
-        [*python, "-B", "-c", CHILD_SCRIPT, json.dumps(spec, ensure_ascii=False)],
-        env=side.env,
-        cwd="/",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+def spawn(python: list[str], side: Side) -> ChildRun:
+    what = f"{side.function_name} ({side.name})"
+    sample = run_child(
+        what, side.argv(python, CHILD_SCRIPT, check_files=list(side.check_files)), side.env, cwd="/"
     )
-    elapsed = time.perf_counter_ns() - started
-    if completed.returncode != 0:
-        raise RuntimeError(f"{side.function_name} ({side.name}) failed:\n{completed.stderr[-3000:]}")
-    output = json.loads(completed.stdout.strip().splitlines()[-1])
+    output = sample.output
     if not 200 <= int(output["status"]) < 300:
-        raise RuntimeError(f"{side.function_name} ({side.name}): status {output['status']}: {output['body']}")
+        raise RuntimeError(f"{what}: status {output['status']}: {output['body']}")
     for name, path in output["files"].items():
         # Proof that the code came from the twin, not from the repository or the virtualenv.
         if path is None or not any(str(path).startswith(entry) for entry in side.sys_path):
-            raise RuntimeError(f"{side.function_name} ({side.name}): {name} came from {path}")
-    return Sample(started, elapsed, output)
+            raise RuntimeError(f"{what}: {name} came from {path}")
+    return sample
 
 
-def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[Sample]]]:
+def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[ChildRun]]]:
     from persona_rails_dev.lambda_twin import real_interpreter
     from persona_rails_dev.package import python312
 
     python = real_interpreter(python312())
-    results: dict[str, dict[str, list[Sample]]] = {}
-    with embedded_database() as database:
-        with database.owner.as_owner() as tx:
-            tx.execute((REPO_ROOT / "supabase" / "seed.sql").read_text(encoding="utf-8"))
+    results: dict[str, dict[str, list[ChildRun]]] = {}
+    with embedded_database(seed=True) as database:
         for logical_id in logical_ids:
-            samples: dict[str, list[Sample]] = {"deployed": [], "active": [], "baseline": []}
+            samples: dict[str, list[ChildRun]] = {"deployed": [], "active": [], "baseline": []}
             with function_sides(logical_id, database.url) as side_list:
                 for side in side_list:  # untimed: the page cache
                     spawn(python, side)
@@ -264,15 +201,13 @@ def measure(logical_ids: list[str], runs: int) -> dict[str, dict[str, list[Sampl
     return results
 
 
-# --- the report -------------------------------------------------------------------------------------
+def _median_ms(samples: list[ChildRun], part: str | None = None) -> float:
+    """The median of `part`, else of spawn to first response (perf_counter is CLOCK_MONOTONIC on
+    Linux: one clock for the parent and the child)."""
+    return median([s.output[part] if part else s.output["answered_ns"] - s.spawned_ns for s in samples])
 
 
-def _median_ms(samples: list[Sample], part: str | None = None) -> float:
-    values = [s.response_ns if part is None else s.output[part] for s in samples]
-    return median(values)
-
-
-def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
+def report(results: dict[str, dict[str, list[ChildRun]]], runs: int) -> Report:
     rows = []
     passed = True
     leaks = []
@@ -304,27 +239,13 @@ def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
         )
     return Report(
         title=f"Cold start as deployed: x86_64 twin of the arm64 artifact, python3.12, {runs} runs per side",
-        headers=[
-            "function",
-            "template Tracing",
-            "as deployed ms",
-            "÷ baseline",
-            "Tracing=Active ms",
-            "÷ baseline",
-            "baseline ms",
-            "import ms (deployed)",
-            "first request ms (deployed)",
-            "peak RSS MB (deployed)",
-            f"≤ {RATIO_TARGET}x",
-        ],
+        headers=(
+            "function|template Tracing|as deployed ms|÷ baseline|Tracing=Active ms|÷ baseline|baseline ms|"
+            f"import ms (deployed)|first request ms (deployed)|peak RSS MB (deployed)|≤ {RATIO_TARGET}x"
+        ).split("|"),
         rows=rows,
         notes=[
-            "ms = median from the spawn to the first response returned (interpreter start, imports, init "
-            "with its SSM reads, the first request): what a user waits for on a cold start. The process's "
-            "exit is left out, as Lambda keeps the environment. Import (which includes init: the app is "
-            "built at import) and first request are timed inside the child.",
-            "baseline = bench/baseline_app.py packaged the same way (3.12 bytecode, same layer), measured "
-            "in the same run, alternating with both sides of each function.",
+            'ms: median from spawn to first response; method: docs/benchmarks.md, "Cold start as deployed".',
             "openai/supabase/postgrest after the first request: "
             + (", ".join(leaks) if leaks else "absent in every run of every function: PASS"),
         ],
@@ -335,21 +256,20 @@ def report(results: dict[str, dict[str, list[Sample]]], runs: int) -> Report:
 def main(argv: list[str] | None = None) -> int:
     from persona_rails_dev.template import functions
 
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=11, help="timed runs of each side of each function")
-    parser.add_argument("--function", action="append", choices=sorted(functions()), help="default: all")
-    parser.add_argument("--reuse", action="store_true", help=f"reuse {TWIN.name}/ instead of rebuilding it")
-    args = parser.parse_args(argv)
-    if not (args.reuse and TWIN.exists()):
-        from persona_rails_dev.lambda_twin import build_twin
+    def run(args: argparse.Namespace) -> int:
+        if not (args.reuse and TWIN.exists()):
+            from persona_rails_dev.lambda_twin import build_twin
 
-        build_twin()
-    print(machine_summary())
-    result = report(measure(args.function or list(FIRST_REQUEST), args.runs), args.runs)
-    emit(result)
-    return 0 if result.passed else 1
+            build_twin()
+        print(machine_summary())
+        return emit(report(measure(args.function or list(FIRST_REQUEST), args.runs), args.runs), strict=True)
+
+    options = [
+        option("--runs", type=int, default=11, help="timed runs of each side of each function"),
+        option("--function", action="append", choices=sorted(functions()), help="default: all"),
+        option("--reuse", action="store_true", help=f"reuse {TWIN.name}/ instead of rebuilding it"),
+    ]
+    return cli(__doc__, argv, options, run)
 
 
 if __name__ == "__main__":

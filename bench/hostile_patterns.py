@@ -1,18 +1,9 @@
-"""Issue 24, finding 1: how fast SpsEncounterFunction refuses an inline scenario's hostile patterns.
-
-    python -m bench.hostile_patterns [--repeat N]
-
-The issue's reproductions: the chest-pain case with guardrails shaped `x[^z]*zzq` (one unbounded
-repetition, all an inline pattern may hold) and a learner text of 1,997 characters built to
-almost match them, on a turn, on /sps/validate, and as slot conflicts checked against ~400 answer
-lines at an encounter's start. Before the cost bound they ran 0.36–10 s and then failed with 500
-at the function's 10 s timeout. Each case goes through the real handler with an API Gateway v2
-event, on a fresh embedded database; the target is a 4xx in under 1 s, nothing stored.
-"""
+"""Issue 24, finding 1: how fast SpsEncounterFunction refuses an inline scenario's hostile patterns
+(`x[^z]*zzq` and a 1,997-character near miss) through its real handler; target: a 4xx in under 1 s,
+nothing stored. The cases: docs/benchmarks.md, "Hostile requests"."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import statistics
@@ -27,10 +18,9 @@ from bench.harness.handler import (
     embedded_database,
     lambda_context,
     load_function_handler,
-    route,
     stdout_to_devnull,
 )
-from bench.harness.report import markdown_table
+from bench.harness.report import cli, markdown_table, option, verdict
 
 FUNCTION_ID = "SpsEncounterFunction"
 HOSTILE = "x[^z]*zzq"
@@ -53,10 +43,11 @@ def _scenario(guardrails: int = 0, conflicts_per_slot: int = 0) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="requests per case (the median is reported)")
-    args = parser.parse_args(argv)
+    options = [option("--repeat", type=int, default=5, help="requests per case (the median is reported)")]
+    return cli(__doc__, argv, options, lambda args: run(args.repeat))
 
+
+def run(repeat: int) -> int:
     from persona_rails_dev.apigw import http_event
     from persona_rails_dev.template import functions
 
@@ -67,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         headers = {"authorization": f"Bearer {user.token}", "content-type": "application/json"}
 
         def post(path: str, template: str, params: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
-            declared = route(function, "POST", template)
+            declared = next(r for r in function.routes if r.method == "POST" and r.path == template)
             event = http_event(declared, path, params, method="POST", headers=headers, body=json.dumps(body))
             with stdout_to_devnull():
                 reply: dict[str, Any] = handler(event, lambda_context(FUNCTION_ID))
@@ -108,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, met = [], True
         for label, send in cases:
             seconds, answers = [], set()
-            for _ in range(args.repeat):
+            for _ in range(repeat):
                 begun = time.perf_counter()
                 reply = send()
                 seconds.append(time.perf_counter() - begun)
@@ -119,22 +110,15 @@ def main(argv: list[str] | None = None) -> int:
             refused = all(400 <= int(answer.split()[0]) < 500 for answer in answers)
             ok = refused and max(seconds) < TARGET_SECONDS
             met = met and ok
-            rows.append(
-                [
-                    label,
-                    "; ".join(sorted(answers)),
-                    f"{statistics.median(seconds) * 1000:.0f}",
-                    f"{max(seconds) * 1000:.0f}",
-                    "PASS" if ok else "FAIL",
-                ]
-            )
+            p50, worst = statistics.median(seconds) * 1000, max(seconds) * 1000
+            rows.append([label, "; ".join(sorted(answers)), f"{p50:.0f}", f"{worst:.0f}", verdict(ok)])
         with database.owner.as_owner() as tx:
             stored = tx.one(
                 "SELECT (SELECT count(*) FROM public.sps_encounters WHERE user_id = CAST(:u AS uuid))"
                 " + (SELECT count(*) FROM public.sps_validations WHERE user_id = CAST(:u AS uuid)) AS n",
                 u=user.id,
             )
-    print(f"`python -m bench.hostile_patterns --repeat {args.repeat}` (requests per case: {args.repeat})\n")
+    print(f"`python -m bench.hostile_patterns --repeat {repeat}` (requests per case: {repeat})\n")
     print(markdown_table(["case", "answers", "p50 ms", "max ms", "4xx under 1 s"], rows))
     # One encounter was started on purpose (the turn case's); nothing else may have been stored.
     print(

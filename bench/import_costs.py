@@ -1,32 +1,16 @@
-"""What each candidate dependency adds to a cold start's imports, on top of FastAPI + Mangum.
-
-Every sample is a fresh interpreter (`python -I -c ...`) that times `import fastapi, mangum`
-plus at most one extra package, so nothing is already in sys.modules. Rounds interleave the
-variants (rotating the order each round) so drift on a noisy machine hits all of them alike;
-one untimed round first writes the bytecode caches.
-
-This is the evidence behind pg8000 as the database client: the supabase and postgrest clients
-(and psycopg) cost more to import, and each millisecond here is paid on every cold start.
-
-    python -m bench.import_costs [--runs 15]
-
-Packages that are not installed get a row saying so; install them with the bench extra.
-"""
+"""What each candidate dependency adds to a cold start's imports on top of FastAPI + Mangum, one
+fresh `python -I` per sample, variants interleaved (the evidence behind pg8000). Method:
+docs/benchmarks.md, "What exactly is measured"; install missing packages with the bench extra."""
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import json
 import os
-import subprocess
 import sys
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from bench.harness.report import Report, emit, median, ms
+from bench.harness.handler import run_child
+from bench.harness.report import Report, cli, emit, median, ms, option
 
 # Times the imports only: interpreter start-up is the same for every variant.
 CHILD_SCRIPT = r"""
@@ -40,40 +24,13 @@ print(json.dumps({"import_ns": time.perf_counter_ns() - started, "modules": len(
 """
 
 
-def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """This process's environment without anything that changes how Python starts or imports."""
-    env = {
+    return {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("PYTHON") and not name.startswith("COVERAGE_")
     }
-    env.update(extra or {})
-    return env
-
-
-@dataclass(frozen=True)
-class ChildRun:
-    spawned_ns: int  # perf_counter_ns() just before the spawn (CLOCK_MONOTONIC, shared by processes)
-    wall_ns: int  # spawn to exit, as the parent sees it
-    output: dict[str, Any]  # the JSON object the child printed last
-
-
-def run_child(script: str, args: Sequence[str], env: dict[str, str], timeout: float = 120) -> ChildRun:
-    """`python -I -c script args...`: isolated mode keeps cwd and PYTHON* variables off sys.path."""
-    spawned = time.perf_counter_ns()
-    completed = subprocess.run(
-        [sys.executable, "-I", "-c", script, *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    wall = time.perf_counter_ns() - spawned
-    if completed.returncode != 0:
-        raise RuntimeError(f"child failed ({completed.returncode}):\n{completed.stderr[-3000:]}")
-    last_line = completed.stdout.strip().splitlines()[-1]
-    return ChildRun(spawned, wall, json.loads(last_line))
 
 
 MISSING = "not installed (pip install -e '.[bench]')"
@@ -113,7 +70,9 @@ def measure(runs: int) -> dict[str, list[tuple[int, int]]]:
     for round_no in range(runs + 1):
         shift = round_no % len(present)
         for variant in present[shift:] + present[:shift]:
-            output = run_child(CHILD_SCRIPT, variant.modules, env).output
+            # Isolated mode keeps cwd and PYTHON* variables off sys.path.
+            argv = [sys.executable, "-I", "-c", CHILD_SCRIPT, *variant.modules]
+            output = run_child(variant.label, argv, env).output
             if round_no:  # round 0 only writes __pycache__
                 samples[variant.label].append((int(output["import_ns"]), int(output["modules"])))
     return samples
@@ -129,46 +88,26 @@ def run(runs: int = 15) -> Report:
             rows.append([variant.label, MISSING, "", "", "", "", variant.why])
             continue
         times = [ns for ns, _ in samples[variant.label]]
-        modules = int(median([count for _, count in samples[variant.label]]))
-        deltas = (
-            ["", ""]
-            if variant is VARIANTS[0]
-            else [
-                f"{(median(times) - base_median) / 1e6:+.2f}",
-                f"{(min(times) - base_min) / 1e6:+.2f}",
-            ]
-        )
+        modules = str(int(median([count for _, count in samples[variant.label]])))
+        first = variant is VARIANTS[0]
+        delta_median = "" if first else f"{(median(times) - base_median) / 1e6:+.2f}"
+        delta_min = "" if first else f"{(min(times) - base_min) / 1e6:+.2f}"
         rows.append(
-            [
-                variant.label,
-                ms(median(times)),
-                deltas[0],
-                ms(min(times)),
-                deltas[1],
-                str(modules),
-                variant.why,
-            ]
+            [variant.label, ms(median(times)), delta_median, ms(min(times)), delta_min, modules, variant.why]
         )
     return Report(
         title="Import costs over fastapi + mangum (fresh interpreter per sample)",
         headers=["imports", "median ms", "delta median", "min ms", "delta min", "modules", "role"],
         rows=rows,
         notes=[
-            f"{runs} interleaved runs per row, after one untimed round; import time only, interpreter "
-            "start-up excluded. On a shared machine the minimum is the steadier estimate of the "
-            "cost itself; the median is what a typical cold start saw.",
+            f"{runs} interleaved runs per row after one untimed round; the minimum is the steadier estimate."
         ],
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=15, help="timed runs per variant (at least 9)")
-    args = parser.parse_args(argv)
-    emit(run(args.runs))
-    return 0
+    options = [option("--runs", type=int, default=15, help="timed runs per variant (at least 9)")]
+    return cli(__doc__, argv, options, lambda args: emit(run(args.runs)))
 
 
 if __name__ == "__main__":

@@ -1,25 +1,16 @@
-"""The judges' offline path: what folding and the local models cost per text (issue: ≤ 0.2 ms per
-text, ≤ 5 MB of weights), and rule-only moderation checks per second with folding on, against the
-same checks with folding switched off, measured in the same run (the cost of folding as a ratio).
-
-    python -m bench.judges [--passes 7]
-
-Texts: the test splits of eval/ (emergency and category reasons, intimacy replies), as people
-wrote them. The process is pinned to one CPU; each timed pass runs every text once, passes of the
-variants interleaved so that noise hits all of them; the figure is the median pass.
-"""
+"""The judges' offline path on one core: what folding and the local models cost per text (targets:
+<= 0.2 ms per text, <= 5 MB of weights), and rule-only moderation checks per second with folding on
+and off in the same run. Method: docs/benchmarks.md, "Judges"."""
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
 from bench.harness.handler import one_cpu
-from bench.harness.report import Report, emit, machine_summary, median, verdict
+from bench.harness.report import Report, cli, emit, load_average, machine_summary, median, option, verdict
 from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, chinese_corpus
 from persona_rails_dev import evalsets
 from persona_rails_dev.judges import with_function
@@ -42,7 +33,8 @@ def _texts() -> dict[str, list[str]]:
 def _per_text_us(
     variants: dict[str, tuple[list[str], Callable[[str], Any]]], passes: int
 ) -> dict[str, float]:
-    """Median over passes of the mean microseconds per text, each variant over its own texts."""
+    """Median over passes of the mean microseconds per text, each variant over its own texts; the
+    variants' passes interleaved so that noise hits all of them."""
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for texts, run in variants.values():  # untimed: caches, lazy loads and compiles
         for text in texts:
@@ -62,7 +54,7 @@ def _folding_off() -> Any:
     from persona_rails.moderation import scoring
 
     folded = scoring.fold
-    scoring.fold = lambda text: text
+    scoring.fold = lambda text: text  # type: ignore[assignment]
     try:
         yield
     finally:
@@ -125,61 +117,39 @@ def measure(passes: int) -> tuple[Report, Report]:
         "intimacy check: rule + local model + verdict": (texts["intimacy"], checked(local=True)),
     }
     corpus = chinese_corpus(2000, SEED)
+    rules = {
+        "rule": (corpus, lambda text: rule_score(text, lexicon)),
+        "check": (corpus, checked(local=False)),
+    }
     with one_cpu() as cpu:
         per_text = _per_text_us(variants, passes)
-        on = _per_text_us(
-            {"on": (corpus, lambda text: rule_score(text, lexicon)), "check": (corpus, checked(local=False))},
-            passes,
-        )
+        on = _per_text_us(rules, passes)
         with _folding_off():
-            off = _per_text_us(
-                {
-                    "off": (corpus, lambda text: rule_score(text, lexicon)),
-                    "check": (corpus, checked(local=False)),
-                },
-                passes,
-            )
+            off = _per_text_us(rules, passes)
     sizes = {path.name: path.stat().st_size for path in (EMERGENCY_MODEL, CATEGORY_MODEL, MODEL_FILE)}
     rows = []
     for name, micros in per_text.items():
         # The budget is the local models' inference; a "(whole judge)" row adds the rule's own
         # reading, which ran before issue 21 too.
         targeted = "model" in name and not name.startswith("(")
-        rows.append(
-            [
-                name,
-                f"{len(variants[name][0]):,}",
-                f"{micros:.1f}",
-                f"≤ {PER_TEXT_TARGET_US:g}" if targeted else "",
-                verdict(micros <= PER_TEXT_TARGET_US) if targeted else "",
-            ]
-        )
+        target = f"≤ {PER_TEXT_TARGET_US:g}" if targeted else ""
+        met = verdict(micros <= PER_TEXT_TARGET_US) if targeted else ""
+        rows.append([name, f"{len(variants[name][0]):,}", f"{micros:.1f}", target, met])
     for file, size in sizes.items():
-        rows.append(
-            [
-                f"weights file `{file}`",
-                "",
-                f"{size / 1e6:.2f} MB",
-                "≤ 5 MB",
-                verdict(size <= WEIGHTS_TARGET_BYTES),
-            ]
-        )
+        met = verdict(size <= WEIGHTS_TARGET_BYTES)
+        rows.append([f"weights file `{file}`", "", f"{size / 1e6:.2f} MB", "≤ 5 MB", met])
     latency = Report(
         title="Judges: per-text cost of folding and the local models, one core",
         headers=["what is timed", "texts", "µs per text (median pass)", "target", "verdict"],
         rows=rows,
         notes=[
-            f"{passes} timed passes after one untimed pass; the process pinned to CPU {cpu}; the test "
-            "splits' texts (median length: emergency "
-            f"{median([len(t) for t in texts['emergency']]):.0f}, intimacy {median([len(t) for t in texts['intimacy']]):.0f} characters).",
-            "Each model row is the offline path of that judge's score: fold, n-grams, CRC-32 slots, "
-            "rule features, the dot product and the sigmoid or softmax. The emergency model gets the "
-            'rule\'s reading as its features; the "(whole judge)" row also times that reading (the '
-            "urgency lexicon's phrase lists), which the rule pays with or without a model.",
+            f"{passes} timed passes after one untimed pass, on CPU {cpu}; median length of the texts: emergency "
+            f"{median([len(t) for t in texts['emergency']]):.0f}, intimacy {median([len(t) for t in texts['intimacy']]):.0f} "
+            'characters; what each row times: docs/benchmarks.md, "Judges".',
         ],
         passed=all(row[-1] != "FAIL" for row in rows),
     )
-    rule_on, rule_off = 1e6 / on["on"], 1e6 / off["off"]
+    rule_on, rule_off = 1e6 / on["rule"], 1e6 / off["rule"]
     check_on, check_off = 1e6 / on["check"], 1e6 / off["check"]
     throughput = Report(
         title="Moderation: rule-only checks per second, folding on and off, one core",
@@ -195,28 +165,22 @@ def measure(passes: int) -> tuple[Report, Report]:
                 verdict(check_on >= RULE_TARGET_PER_SECOND),
             ],
         ],
-        notes=[
-            f"bench.moderation's corpus: 2,000 texts of 50 Chinese characters (seed {SEED}); "
-            '"folding off" matches the text as written, as before issue 21, in the same run.'
-        ],
+        notes=[f"bench.moderation's corpus: 2,000 texts of 50 Chinese characters (seed {SEED})."],
         passed=check_on >= RULE_TARGET_PER_SECOND,
     )
     return latency, throughput
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--passes", type=int, default=7)
-    args = parser.parse_args(argv)
-    print(machine_summary(), flush=True)
-    reports = measure(args.passes)
-    for report in reports:
-        emit(report)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"load average at the end: {load}")
-    return 0 if all(report.passed for report in reports) else 1
+    def run(passes: int) -> int:
+        print(machine_summary(), flush=True)
+        reports = measure(passes)
+        for report in reports:
+            emit(report)
+        print(f"load average at the end: {load_average()}")
+        return 0 if all(report.passed for report in reports) else 1
+
+    return cli(__doc__, argv, [option("--passes", type=int, default=7)], lambda args: run(args.passes))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,6 @@
 """The dialog each HTTP function's routes are played in by bench/round_trips.py, in the client's
-order, and each route's round-trip budget.
-
-A step sends one events/ fixture (its route, headers and body: what the tests and `rails smoke`
-send) as the benchmark's user, with the dialog's id in the path and fresh idempotency keys. A
-function with no dialog here plays each of its fixtures whose route needs no id, expecting a 2xx,
-as `rails smoke` does: a new function is measured without an entry in this file."""
+order, and each route's round-trip budget; a function with no dialog here plays its fixtures whose
+route needs no id, as `rails smoke` does."""
 
 from __future__ import annotations
 
@@ -16,7 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bench.harness.handler import BenchUser, trigger_payload
+from bench.harness.handler import BenchUser
+from tests.support.api import trigger_payload
 
 if TYPE_CHECKING:
     from persona_rails_dev.template import Function
@@ -81,9 +78,13 @@ class Step:
         return http_event(declared, path, params, method=declared.method, headers=headers, body=text)
 
 
+def _start(body: dict[str, Any], user: BenchUser, dialog_id: str) -> dict[str, Any]:
+    return trigger_payload(user.id, user.rule, session_id=dialog_id)
+
+
 def _reopen(body: dict[str, Any], user: BenchUser, dialog_id: str) -> dict[str, Any]:
     # Opening the app again, inside the unlock window the decision opened: a new session id.
-    return trigger_payload(user, str(uuid.uuid4()))
+    return _start(body, user, str(uuid.uuid4()))
 
 
 def _intercept(fixture: str, status: int = 200, **options: Any) -> Step:
@@ -94,7 +95,7 @@ def _intercept(fixture: str, status: int = 200, **options: Any) -> Step:
 # twice (the second inside the unlock window the decision opened), then the data-rights routes,
 # which leave the user's next dialog an empty history.
 INTERCEPT_DIALOG = (
-    _intercept("start", 201, state="awaiting_reason", body=lambda b, u, i: trigger_payload(u, i)),
+    _intercept("start", 201, state="awaiting_reason", body=_start),
     _intercept("reason", body=lambda b, u, i: {"reason_text": DIALOG_REASON}),
     _intercept("appeal"),
     _intercept("decision"),

