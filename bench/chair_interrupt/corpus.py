@@ -1,17 +1,7 @@
-"""The chair-interrupt benchmark's seeded corpus of debate chunks.
-
-A chunk is exactly 300 characters of a chair's speech, as the debate orchestrator streams it:
-sentences of a philosophical debate in English or Chinese (one language per debate), cut out of
-the speech at a random point of its first sentence. Most chunks carry no trigger; some carry
-exactly one trigger sentence (a straw man, a factual correction, a direct challenge, a pivotal
-point, a request for clarification, strong agreement), placed anywhere in the chunk, sometimes
-ending with an exclamation mark. The trigger-free sentences are full of near misses, as debate
-text is ("they want", "the real difficulty", "clearly", "utilitarians care about", "这", "他们希望",
-"分歧在于"), so the quick check's patterns start many partial matches.
-
-`check_corpus` runs the function's own quick check over every chunk: a chunk meant to carry no
-trigger must give none, and a trigger chunk must give its trigger's reason.
-"""
+"""The chair-interrupt benchmark's seeded corpus: 300-character chunks of debate speech, English or
+Chinese, some with one trigger sentence (docs/benchmarks.md, "Chair interrupt"). The trigger-free
+sentences are full of near misses, as debate text is, so the quick check's patterns start many
+partial matches; `check_corpus` proves every chunk's label with the function's own quick check."""
 
 from __future__ import annotations
 
@@ -74,9 +64,7 @@ ZH_TOPICS = (
 EN_NAMES = ("Anna", "Tomas", "Lena", "Marcus", "Priya", "Jonah")
 ZH_NAMES = ("小林", "王老师", "李医生", "阿明", "陈女士", "张先生")
 
-# --- sentences ------------------------------------------------------------------------------------------
 # Slots: {school}, {School}, {adherents}, {Adherents}, {topic}, {num}, {name}.
-
 EN_PLAIN = (
     "I think {school} gets something right about {topic}, but it has to say more about who bears the cost.",
     "Consider a doctor who could save {num} patients by sacrificing one; the numbers alone do not settle "

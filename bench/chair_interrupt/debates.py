@@ -1,26 +1,23 @@
-"""Part 2: debates in progress at once, played chunk by chunk through the real ChairInterruptFunction
-handler. Owners take turns; a chair speaks three chunks, or hands the floor to the chair that
-interrupted it; between rounds the owner reads the stats and resets the cooldowns. Half the
-requests come from the orchestrator's service-role token naming the owner. Every answer is
-checked, and every request is timed around `lambda_handler(event, context)` only."""
+"""Part 2: debates in progress at once, played chunk by chunk through the real handler, every answer
+checked (docs/benchmarks.md, "Chair interrupt")."""
 
 from __future__ import annotations
 
-import gc
 import random
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.chair_interrupt.corpus import EN_TOPICS, FRAMEWORKS, LANGUAGES, ZH_TOPICS, chunk, random_reason
-from bench.harness.handler import BenchUser, call, event, expect_status, service_token, stdout_to_devnull
+from bench.harness.handler import BenchUser
+from bench.harness.report import LATENCY_HEADERS, Report, latency_cells, share
+from bench.harness.scenario import Client, Served, latency_targets, warm_loop
 
 if TYPE_CHECKING:
     from bench.chair_interrupt import Settings
-    from persona_rails_dev.lambda_runtime import Handler
-    from persona_rails_dev.template import Function
 
 FUNCTION_ID = "ChairInterruptFunction"
+P50_TARGET_MS, P99_TARGET_MS = 5.0, 20.0  # evaluate through the handler
 PREFIX = "/debates/{debate_id}/interrupts"
 EVALUATE, STATS, RESET = f"POST {PREFIX}/evaluate", f"GET {PREFIX}/stats", f"POST {PREFIX}/reset-cooldowns"
 MODELS = ("Claude", "GPT", "Gemini", "Llama", "Mistral", "Qwen", "DeepSeek", "Grok")
@@ -50,14 +47,11 @@ class Driver:
     """Plays `settings.open_debates` debates in rotation through the handler; a finished debate's
     slot goes to a new one of the next owner."""
 
-    def __init__(
-        self, handler: Handler, function: Function, owners: list[BenchUser], settings: Settings, seed: int
-    ) -> None:
-        self.handler, self.function, self.owners, self.settings = handler, function, owners, settings
+    def __init__(self, served: Served, settings: Settings, seed: int) -> None:
+        self.owners, self.settings = served.users, settings
         self.rng = random.Random(seed)
-        self.service = service_token()
-        self.started = 0
-        self.interrupts = 0
+        self.client = Client(served.handler, served.function, self.rng)
+        self.started = self.interrupts = 0
         self.slots = [self._new_debate() for _ in range(settings.open_debates)]
         self.slot = 0
 
@@ -87,19 +81,8 @@ class Driver:
         )
 
     def request(self, debate: Debate, route: str, body: dict[str, Any] | None = None) -> tuple[Any, int]:
-        """One request for the debate's owner, by the owner's token or (half of them) the
-        orchestrator's service-role token naming the owner: `user_id` in the evaluate body,
-        `?user_id=` on the other routes. The answer's body, and the nanoseconds it took."""
-        token, query = debate.owner.token, ""
-        if self.rng.random() < 0.5:
-            token = self.service
-            if body is None:
-                query = f"user_id={debate.owner.id}"
-            else:
-                body = {**body, "user_id": debate.owner.id}
-        request = event(self.function, route, token, {"debate_id": debate.id}, body=body, query=query)
-        result, elapsed = call(self.handler, request, FUNCTION_ID)
-        return expect_status(result, 200, route), elapsed
+        """As the owner or (half the requests) the orchestrator naming the owner."""
+        return self.client.send(route, debate.owner, params={"debate_id": debate.id}, body=body)
 
     def evaluate(self, debate: Debate) -> int:
         """The current speaker's next chunk; `debate_so_far` is the debate's chunks so far."""
@@ -141,9 +124,8 @@ class Driver:
 
     def reset(self, debate: Debate) -> int:
         body, elapsed = self.request(debate, RESET)
-        if body["debate_id"] != debate.id or not set(body["cleared"]) <= {
-            s["position"] for s in debate.seats
-        }:
+        seated = {seat["position"] for seat in debate.seats}
+        if body["debate_id"] != debate.id or not set(body["cleared"]) <= seated:
             raise RuntimeError(f"reset answered {body}")
         return elapsed
 
@@ -162,18 +144,31 @@ class Driver:
         return taken
 
 
-def measure_mix(
-    handler: Handler, function: Function, owners: list[BenchUser], settings: Settings, seed: int
-) -> tuple[dict[str, list[int]], Driver]:
-    """`settings.warmup` evaluations, then `settings.evaluations` measured ones with the stats
-    reads and resets their debates make: each route's nanoseconds."""
+def measure_mix(served: Served, settings: Settings, seed: int) -> tuple[dict[str, list[int]], Driver]:
+    """Each route's nanoseconds: the measured evaluations, and the stats reads and resets their
+    debates make."""
     samples: dict[str, list[int]] = {EVALUATE: [], STATS: [], RESET: []}
-    with stdout_to_devnull():
-        driver = Driver(handler, function, owners, settings, seed)
-        for _ in range(settings.warmup):
-            driver.step()
-        gc.collect()  # measure from a clean heap, as a warm container would be
-        for _ in range(settings.evaluations):
-            for route, elapsed in driver.step().items():
-                samples[route].append(elapsed)
+    driver = Driver(served, settings, seed)
+    for taken in warm_loop(settings.warmup, settings.evaluations, lambda _: driver.step()):
+        for route, elapsed in taken.items():
+            samples[route].append(elapsed)
     return samples, driver
+
+
+def debates_report(samples: dict[str, list[int]], driver: Driver, settings: Settings) -> Report:
+    labels = {EVALUATE: "evaluate (POST)", STATS: "stats (GET)", RESET: "reset-cooldowns (POST)"}
+    evaluations = len(samples[EVALUATE])
+    return Report(
+        title="Chair interrupt: warm requests through lambda_handler (offline evaluator, no LLM; embedded Postgres)",
+        headers=LATENCY_HEADERS,
+        rows=[[label, *latency_cells(samples[route])] for route, label in labels.items() if samples[route]],
+        notes=[
+            f"{settings.warmup} warm-up evaluations, then {evaluations} measured over {driver.started} debates; "
+            f"{share(driver.interrupts, evaluations + settings.warmup)} of evaluations interrupted; every "
+            "stats read counted exactly the interrupts the handler had answered.",
+        ],
+    )
+
+
+def debates_targets(samples: dict[str, list[int]]) -> list[list[str]]:
+    return latency_targets("evaluate", samples[EVALUATE], P50_TARGET_MS, P99_TARGET_MS)

@@ -1,5 +1,3 @@
-"""`python -m bench.interview`."""
-
 from bench.interview import main
 
 raise SystemExit(main())

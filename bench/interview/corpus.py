@@ -1,20 +1,7 @@
-"""The interview benchmark's constants and its seeded narrator corpus (English and Chinese).
-
-A narrator's answers are drawn from kinds a memoir interview really meets, with slots (years,
-places, ages, names) filled at random so that no two answers of a session repeat and the facts
-a session accumulates keep growing until the engine's caps bound them:
-
-- `factual`: plain answers with a few specifics; their years, places, ages and names are not
-  anchored to a life event, so they are remembered but never compared;
-- `anchored`: a year (or place, age) tied to a life event ("we moved", "结婚"); said again with
-  another value on the same topic it is a contradiction (sometimes marked "actually", "其实");
-- `vague`, `emotional`, `elaborated` (long, specific, sometimes with go-deeper consent),
-  `reflective`, `refusal` (refusals and discomfort), `topic_change` (asks for another topic);
-- `stop`: a stop request, which closes the session. It is only ever a session's last answer,
-  and `check_corpus` proves no other answer trips a hard stop (stop, acute distress, self-harm).
-
-Clients also pick a planned topic themselves now and then (`topic_id` on the turn).
-"""
+"""The interview benchmark's constants and its seeded narrator corpus, English and Chinese, by kind of
+answer (docs/benchmarks.md, "Interview turn"). Slots (years, places, ages, names) are filled at random
+so a session's facts keep growing until the engine's caps bound them; a stop request is only ever a
+session's last answer, and `check_corpus` proves no other answer trips a hard stop."""
 
 from __future__ import annotations
 
@@ -72,8 +59,6 @@ PLAN = (
     ("family", "your family", "家人", True),
     ("later_years", "your later years", "晚年生活", False),
 )
-
-# --- the answers -----------------------------------------------------------------------------------
 
 Slots = dict[str, Any]
 
@@ -310,8 +295,6 @@ def check_corpus(languages: tuple[str, ...] = ("en", "zh")) -> None:
                     if (stopped is not None) != (kind == "stop"):
                         raise RuntimeError(f"corpus answer of kind {kind} gives hard stop {stopped}: {text}")
 
-
-# --- sizes of a run --------------------------------------------------------------------------------------
 
 SESSION_TURNS = (8, 40)  # a warm-turn session's length, drawn uniformly
 STOP_SHARE = 0.5  # of warm-turn sessions, ending with a stop request

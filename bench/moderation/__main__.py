@@ -1,5 +1,3 @@
-"""`python -m bench.moderation`."""
-
 from bench.moderation import main
 
 raise SystemExit(main())

@@ -1,13 +1,5 @@
-"""Rule-only moderation in instructions per text (callgrind), for this checkout and, with
-`--against`, another checkout of the repository (a `git worktree` of an older commit).
-
-Instructions do not depend on the machine's load, which on a shared 2-CPU machine moves a timed
-rate by a third from one minute to the next. Each count is the difference between a run that checks
-2,200 texts and one that checks the first 200 of the same corpus (imports, building the corpus,
-lexicon loading and lazy compiles cancel out), divided by 2,000.
-
-    python -m bench.moderation.instructions [--against /tmp/head]
-"""
+"""Rule-only moderation in instructions per text (callgrind), here and in an `--against` checkout.
+Instructions do not move with the machine's load as timed rates do (docs/benchmarks.md, "Judges")."""
 
 from __future__ import annotations
 
@@ -36,6 +28,7 @@ def instructions(root: Path, variant: str, count: int) -> int:
 
 
 def per_text(root: Path, variant: str) -> float:
+    """2,200 texts less the first 200: imports, the corpus, the lexicon and lazy compiles cancel out."""
     return (instructions(root, variant, WARM + MEASURED) - instructions(root, variant, WARM)) / MEASURED
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bench.harness.handler import one_cpu
-from bench.harness.report import Report, median, verdict
-from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, TEXT_CHARS, lexicon
+from bench.harness.report import Report, median, target, verdict
+from bench.harness.scenario import passes, rate_cells, rate_headers
+from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, Settings, chinese_corpus, lexicon
 
 if TYPE_CHECKING:
     from persona_rails.moderation.lexicon import Lexicon
@@ -33,46 +33,30 @@ def rule_variants(found: Lexicon) -> dict[str, Callable[[str, int], object]]:
 TARGETED_VARIANTS = ("`evaluate`, policy default", "`evaluate`, policy stage_aware")
 
 
-def measure_rules(texts: list[str], passes: int) -> dict[str, list[float]]:
-    """Checks per second of each targeted variant, one sample per pass, on one core."""
-    variants = {name: run for name, run in rule_variants(lexicon()).items() if name in TARGETED_VARIANTS}
+def measure_rules(settings: Settings) -> dict[str, list[float]]:
+    """Checks per second of each targeted variant, one sample per pass, on one core; stages 1-5 in turn."""
+    texts = chinese_corpus(settings.texts, SEED)
     cases = [(text, 1 + index % 5) for index, text in enumerate(texts)]
-    per_second: dict[str, list[float]] = {name: [] for name in variants}
+    variants = {name: run for name, run in rule_variants(lexicon()).items() if name in TARGETED_VARIANTS}
     with one_cpu():
-        for run in variants.values():  # one untimed pass each: caches, lazy compiles
-            for text, stage in cases:
-                run(text, stage)
-        for _ in range(passes):
-            for name, run in variants.items():  # interleaved, so noise hits every variant
-                started = time.perf_counter_ns()
-                for text, stage in cases:
-                    run(text, stage)
-                per_second[name].append(len(cases) / ((time.perf_counter_ns() - started) / 1e9))
-    return per_second
+        return passes({name: (run, cases) for name, run in variants.items()}, settings.passes)
 
 
-def rule_report(per_second: dict[str, list[float]], texts: int, passes: int) -> Report:
+def rule_report(per_second: dict[str, list[float]], settings: Settings) -> Report:
     rows = [
-        [
-            name,
-            f"{median(samples):,.0f}",
-            f"{min(samples):,.0f}–{max(samples):,.0f}",
-            f"{1e6 / median(samples):.1f}",
-            verdict(median(samples) >= RULE_TARGET_PER_SECOND),
-        ]
-        for name, samples in per_second.items()
+        [name, *rate_cells(rates), verdict(median(rates) >= RULE_TARGET_PER_SECOND)]
+        for name, rates in per_second.items()
     ]
     return Report(
         title="Moderation: rule-only checks in-process, one core",
-        headers=["what is timed", "median checks/s", "range over passes", "µs/check", "verdict"],
+        headers=["what is timed", *rate_headers("check"), "verdict"],
         rows=rows,
-        notes=[
-            f"{texts:,} texts of {TEXT_CHARS} Chinese characters (seed {SEED}): neutral chat windows with 0–4 "
-            "lexicon words inserted; stages 1–5 in turn. `evaluate` is the plugin's whole pure path (rule "
-            "score, fusion with no other source, verdict, the pydantic `IntimacyResult`), as the service runs "
-            "it when nothing is reused.",
-            f"{passes} timed passes per row, rows interleaved pass by pass, after one untimed pass; the process "
-            f"pinned to one CPU (`sched_setaffinity`); garbage collector on. Target ≥ {RULE_TARGET_PER_SECOND:,}/s.",
-        ],
-        passed=all(median(samples) >= RULE_TARGET_PER_SECOND for samples in per_second.values()),
+        notes=[f"{settings.texts:,} texts (seed {SEED}), {settings.passes} timed passes per row."],
     )
+
+
+def rule_target(per_second: dict[str, list[float]]) -> list[str]:
+    slowest = min(per_second, key=lambda name: median(per_second[name]))
+    rate = median(per_second[slowest])
+    label = f"rule-only checks ≥ {RULE_TARGET_PER_SECOND:,}/s on one core"
+    return target(label, f"{rate:,.0f}/s ({slowest})", rate >= RULE_TARGET_PER_SECOND)

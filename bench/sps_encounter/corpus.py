@@ -1,18 +1,6 @@
-"""The SPS benchmark's targets and sizes, its seeded corpus of learner utterances, and transcripts
-played by the real engine offline.
-
-A learner takes a history from a simulated patient (bench/sps_encounter/texts.py: questions under
-the usual history headings, sometimes two at once or after "Okay," / "So,", open and narrative
-prompts, vague prompts, empathy and dismissive remarks, identity checks, examinations, probes the
-guardrails refuse, ambiguous questions the case misreads and the reframes after them, and questions
-no case fact answers), in English and Chinese. The questions are generic: every catalog scenario of
-the language gets the same corpus, so a new scenario is measured without an edit here.
-
-`play` runs the engine as the service does with no LLM configured (`phrasing.take_turn`, phrased by
-`phrasing.phrase` with unconfigured settings: the offline generator), so every patient turn carries
-the engine's `meta`. A learner never sends the same text twice in a row (the service would answer
-the second as a retry of the first).
-"""
+"""The SPS benchmark's targets and sizes, its seeded learner utterances (texts.py), and transcripts
+played by the real engine offline (docs/benchmarks.md, "SPS encounter"). A learner never sends the
+same text twice in a row: the service would answer the second as a retry of the first."""
 
 from __future__ import annotations
 
@@ -91,9 +79,6 @@ def learner_stream(rng: random.Random, language: str, count: int) -> list[str]:
     return [text for _, text in made]
 
 
-# --- the catalog's cases ---------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class CaseRef:
     scenario_id: str
@@ -163,9 +148,6 @@ def play(
 def without_meta(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The same transcript as an external tool would send it: text only, the text-only rules run."""
     return [{key: value for key, value in turn.items() if key != "meta"} for turn in turns]
-
-
-# --- sizes of a run ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,6 @@
-"""`validate_transcript` in instructions per turn (callgrind), for this checkout and, with
-`--against`, another checkout of the repository (a `git worktree` of an older commit).
-
-Instructions do not depend on the machine's load, which on a shared 2-CPU machine moves a timed
-median by a third from one run to the next. The transcripts are played once, by this checkout's
-runtime (each scenario with its default persona, 2,000 turns), and both checkouts validate the
-same JSON, with meta and stripped of it. Each count is the difference between a run that
-validates them and one that only loads them (imports, config and case compiles cancel out).
-
-    python -m bench.sps_encounter.instructions [--against /tmp/older]
-"""
+"""`validate_transcript` in instructions per turn (callgrind), here and in an `--against` checkout.
+Both validate the same played transcripts; instructions do not move with the machine's load as
+timed medians do (docs/benchmarks.md, "Issue 22")."""
 
 from __future__ import annotations
 
@@ -67,6 +59,7 @@ def instructions(root: Path, corpus: Path, mode: str, validate: bool) -> int:
 
 
 def per_turn(root: Path, corpus: Path, mode: str, turns: int) -> float:
+    """Validating less only loading: imports, config and case compiles cancel out."""
     return (instructions(root, corpus, mode, True) - instructions(root, corpus, mode, False)) / turns
 
 

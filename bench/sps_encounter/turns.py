@@ -1,25 +1,20 @@
-"""2. Patient turns through the real SpsEncounterFunction handler: owners with several encounters in
-progress at once, turns in rotation, learner utterances from the corpus; a finished encounter is
-read back and its transcript validated (no errors on the runtime's own transcripts), and now and
-then a new encounter's owner lists the catalog first. Only the turns are timed; afterwards the
-decision records they wrote are counted (one per turn)."""
+"""2. Patient turns through the real handler, encounters in progress at once, every answer checked;
+finished encounters read back and validated; the decision records counted (docs/benchmarks.md,
+"SPS encounter")."""
 
 from __future__ import annotations
 
-import gc
 import random
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bench.harness.handler import BenchUser, call, event, expect_status, service_token, stdout_to_devnull
-from bench.harness.report import LATENCY_HEADERS, Report, latency_cells, ms, percentile, verdict
+from bench.harness.handler import BenchUser
+from bench.harness.report import LATENCY_HEADERS, Report, latency_cells, target
+from bench.harness.scenario import Client, Served, latency_targets, warm_loop
 from bench.sps_encounter.corpus import FUNCTION_ID, P50_TARGET_MS, SEED, CaseRef, Settings, learner_stream
 
 if TYPE_CHECKING:
     from persona_rails.db import Database
-    from persona_rails_dev.lambda_runtime import Handler
-    from persona_rails_dev.template import Function
 
 SCENARIOS_ROUTE = "GET /sps/scenarios"
 START_ROUTE = "POST /sps/encounters"
@@ -47,6 +42,10 @@ class Encounter:
     def done(self) -> bool:
         return self.taken >= len(self.texts)
 
+    @property
+    def params(self) -> dict[str, str]:
+        return {"encounter_id": self.id}
+
 
 def count_records(owner: Database) -> int:
     with owner.as_owner() as tx:
@@ -60,47 +59,14 @@ def count_records(owner: Database) -> int:
 
 
 class Driver:
-    """Plays encounters through the handler, checking every answer; times the turns."""
+    """Plays encounters through the handler, checking every answer; times the turns. Requests come
+    from the learner or the platform naming the learner (a turn's `user_id` goes in the query)."""
 
-    def __init__(
-        self,
-        handler: Handler,
-        function: Function,
-        *,
-        owners: list[BenchUser],
-        refs: list[CaseRef],
-        settings: Settings,
-        seed: int,
-    ) -> None:
-        self.handler, self.function, self.owners, self.refs = handler, function, owners, refs
-        self.settings = settings
+    def __init__(self, served: Served, refs: list[CaseRef], settings: Settings, seed: int) -> None:
+        self.owners, self.refs, self.settings = served.users, refs, settings
         self.rng = random.Random(seed)
-        self.service = service_token()
+        self.client = Client(served.handler, served.function, self.rng, SERVICE_SHARE)
         self.started = self.validations = self.turns_taken = 0
-
-    def send(
-        self,
-        encounter: Encounter,
-        route: str,
-        status: int,
-        body: dict[str, Any] | None = None,
-        *,
-        keyed: bool = False,
-    ) -> tuple[dict[str, Any], int]:
-        """One request as the learner or, half the time, the platform naming the learner (in the
-        start and validate bodies, or `?user_id=`); (its answer, nanoseconds around lambda_handler)."""
-        token, query = encounter.owner.token, ""
-        if self.rng.random() < SERVICE_SHARE:
-            token = self.service
-            if body is not None and route != TURN_ROUTE:
-                body["user_id"] = encounter.owner.id
-            else:
-                query = f"user_id={encounter.owner.id}"
-        key = str(uuid.uuid4()) if keyed and self.rng.random() < KEY_SHARE else None
-        params = {"encounter_id": encounter.id} if "{encounter_id}" in route else None
-        request = event(self.function, route, token, params, body=body, query=query, key=key)
-        result, elapsed = call(self.handler, request, FUNCTION_ID)
-        return expect_status(result, status, route), elapsed
 
     def new(self) -> Encounter:
         index = self.started
@@ -117,7 +83,7 @@ class Driver:
         body: dict[str, Any] = {"scenario_id": ref.scenario_id, "seed": encounter.seed}
         if not ref.default or self.rng.random() < 0.5:
             body["persona_id"] = ref.persona_id
-        answer, _ = self.send(encounter, START_ROUTE, 201, body, keyed=True)
+        answer, _ = self.client.send(START_ROUTE, encounter.owner, 201, body=body, key_share=KEY_SHARE)
         if (answer["scenario"]["id"], answer["persona"]["id"]) != (ref.scenario_id, ref.persona_id):
             raise RuntimeError(
                 f"started {answer['scenario']['id']} / {answer['persona']['id']}, asked {ref.label}"
@@ -127,7 +93,14 @@ class Driver:
 
     def turn(self, encounter: Encounter) -> int:
         body = {"learner_text": encounter.texts[encounter.taken]}
-        answer, elapsed = self.send(encounter, TURN_ROUTE, 200, body, keyed=True)
+        answer, elapsed = self.client.send(
+            TURN_ROUTE,
+            encounter.owner,
+            params=encounter.params,
+            body=body,
+            user_in_query=True,
+            key_share=KEY_SHARE,
+        )
         meta = answer["meta"]
         if (answer["learner_turn_index"], meta["turnIndex"]) != (
             2 * encounter.taken,
@@ -144,7 +117,7 @@ class Driver:
 
     def finish(self, encounter: Encounter) -> None:
         """A finished encounter read back, and its transcript validated (every fourth stored)."""
-        transcript = self.send(encounter, GET_ROUTE, 200)[0]["transcript"]
+        transcript = self.client.send(GET_ROUTE, encounter.owner, params=encounter.params)[0]["transcript"]
         if len(transcript) != 2 * encounter.taken:
             raise RuntimeError(f"GET returned {len(transcript)} turns, expected {2 * encounter.taken}")
         store = self.validations % STORE_EVERY == STORE_EVERY - 1
@@ -156,7 +129,7 @@ class Driver:
             "transcript": transcript,
             "store": store,
         }
-        answer, _ = self.send(encounter, VALIDATE_ROUTE, 200, body)
+        answer, _ = self.client.send(VALIDATE_ROUTE, encounter.owner, body=body)
         if answer["summaryMetrics"]["totalPatientTurns"] != encounter.taken or answer["errors"]:
             raise RuntimeError(
                 f"the runtime's own transcript: {answer['summaryMetrics']}, {answer['errors'][:3]}"
@@ -165,7 +138,7 @@ class Driver:
             raise RuntimeError(f"store={store} but validation_id is {answer.get('validation_id')}")
 
     def scenarios(self, encounter: Encounter) -> None:
-        answer, _ = self.send(encounter, SCENARIOS_ROUTE, 200)
+        answer, _ = self.client.send(SCENARIOS_ROUTE, encounter.owner)
         if encounter.ref.scenario_id not in {s["id"] for s in answer["scenarios"]}:
             raise RuntimeError(f"the catalog does not list {encounter.ref.scenario_id}")
 
@@ -178,53 +151,45 @@ class Turns:
     records: int  # sps.patient_turn decision records written meanwhile
 
 
-def measure_turns(
-    handler: Handler,
-    function: Function,
-    *,
-    owners: list[BenchUser],
-    database: Database,
-    refs: list[CaseRef],
-    settings: Settings,
-) -> Turns:
+def measure_turns(served: Served, refs: list[CaseRef], settings: Settings) -> Turns:
     """Warm-up turns, then `settings.turns` measured, over `open_encounters` in progress at once."""
-    records = count_records(database)
-    driver = Driver(handler, function, owners=owners, refs=refs, settings=settings, seed=SEED + 1)
-    totals: list[int] = []
-    with stdout_to_devnull():
-        slots = [driver.start(driver.new()) for _ in range(settings.open_encounters)]
-        for index in range(settings.warmup + settings.turns):
-            if index == settings.warmup:
-                gc.collect()  # measure from a clean heap, as a warm container would be
-            encounter = slots[index % len(slots)]
-            elapsed = driver.turn(encounter)
-            if index >= settings.warmup:
-                totals.append(elapsed)
-            if encounter.done:
-                driver.finish(encounter)
-                encounter = driver.new()
-                if driver.started % SCENARIOS_EVERY == 0:
-                    driver.scenarios(encounter)
-                slots[index % len(slots)] = driver.start(encounter)
-    return Turns(totals, driver.started, driver.turns_taken, count_records(database) - records)
+    records = count_records(served.owner)
+    driver = Driver(served, refs, settings, seed=SEED + 1)
+    slots = [driver.start(driver.new()) for _ in range(settings.open_encounters)]
+
+    def step(index: int) -> int:
+        encounter = slots[index % len(slots)]
+        elapsed = driver.turn(encounter)
+        if encounter.done:
+            driver.finish(encounter)
+            encounter = driver.new()
+            if driver.started % SCENARIOS_EVERY == 0:
+                driver.scenarios(encounter)
+            slots[index % len(slots)] = driver.start(encounter)
+        return elapsed
+
+    totals = warm_loop(settings.warmup, settings.turns, step)
+    return Turns(totals, driver.started, driver.turns_taken, count_records(served.owner) - records)
 
 
 def turns_report(found: Turns, settings: Settings) -> Report:
-    p50 = percentile(found.totals, 50)
     return Report(
         title="SPS encounter: patient turns through lambda_handler (offline generator, no LLM; embedded Postgres)",
         headers=LATENCY_HEADERS,
         rows=[["patient turn (POST), WARNING", *latency_cells(found.totals)]],
         notes=[
-            f"{settings.warmup} warm-up turns, then {len(found.totals):,} measured over {found.encounters} encounters "
-            f"({settings.encounter_turns[0]}–{settings.encounter_turns[1]} learner turns each) of {settings.owners} "
-            f"owners, {settings.open_encounters} in progress at once, every catalog case in turn; half the requests "
-            "with the platform's service-role token, half the turns with an Idempotency-Key; each finished encounter "
-            "read back and validated. Timed around `lambda_handler(event, context)` only; in-process handler, "
-            "embedded Postgres over its unix socket; metrics on; stdout to /dev/null.",
-            f"p50 {ms(p50)} ms vs target p50 ≤ {P50_TARGET_MS:g} ms: {verdict(p50 <= P50_TARGET_MS * 1e6)}.",
-            f"decision records (`{FUNCTION_ID}` / `{DECISION_KIND}`): {found.records:,} written for "
-            f"{found.answered:,} turns answered (warm-up included).",
+            f"{settings.warmup} warm-up turns, then {len(found.totals):,} measured over {found.encounters} "
+            f"encounters of {settings.owners} owners, {settings.open_encounters} in progress at once.",
         ],
-        passed=p50 <= P50_TARGET_MS * 1e6,
     )
+
+
+def turns_targets(found: Turns) -> list[list[str]]:
+    return [
+        *latency_targets("patient turn through the handler, offline generator:", found.totals, P50_TARGET_MS),
+        target(
+            "each patient turn is a stored decision record",
+            f"{found.records:,} written for {found.answered:,} turns answered",
+            found.records == found.answered,
+        ),
+    ]
