@@ -51,10 +51,10 @@ TRACE_VARIABLES = {
     "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
 }
 
-CHILD_SCRIPT = (
+# A child's start: its spec (the JSON of argv[1]), then CHILD_PRELUDE (sys.path, the environment,
+# Context), then the handler imported as Lambda's runtime imports it.
+LOAD_HANDLER = (
     r"""
-import time
-started = time.perf_counter_ns()
 import json, sys
 spec = json.loads(sys.argv[1])
 """
@@ -63,7 +63,14 @@ spec = json.loads(sys.argv[1])
 import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)
-imported = time.perf_counter_ns()
+"""
+)
+CHILD_SCRIPT = (
+    r"""
+import time
+started = time.perf_counter_ns()"""
+    + LOAD_HANDLER
+    + r"""imported = time.perf_counter_ns()
 result = handler(spec["event"], Context())
 answered = time.perf_counter_ns()
 import resource
@@ -122,15 +129,8 @@ def baseline_event() -> dict[str, object]:
 
 @contextmanager
 def function_sides(logical_id: str, database_url: str) -> Iterator[list[Side]]:
-    """The function's three sides, their secrets in a moto SSM server on 127.0.0.1."""
-    with moto_ssm_server() as ssm:
-        found, parameters = sides(logical_id, database_url, ssm.environment)
-        for name, value in parameters.items():
-            ssm.put(name, value)
-        yield found
-
-
-def sides(logical_id: str, database_url: str, aws: dict[str, str]) -> tuple[list[Side], dict[str, str]]:
+    """The function as deployed and with Tracing=Active, then the baseline; their secrets in a moto
+    SSM server on 127.0.0.1."""
     from persona_rails_dev.event_fixtures import load_event
     from persona_rails_dev.lambda_twin import deployed_environment
     from persona_rails_dev.template import functions
@@ -142,28 +142,30 @@ def sides(logical_id: str, database_url: str, aws: dict[str, str]) -> tuple[list
     # The function's Lambda environment (secrets as SSM parameters, LLM unset, tracing off), and the
     # SSM values its parameters name.
     secrets = {"DATABASE_URL": database_url, "SUPABASE_JWT_SECRET": FIXTURE_JWT_SECRET}
-    untraced, values = deployed_environment(
-        logical_id, TWIN, secrets, {**aws, "POWERTOOLS_TRACE_DISABLED": "true"}
-    )
-    traced = {name: value for name, value in untraced.items() if name != "POWERTOOLS_TRACE_DISABLED"}
-    traced.update(TRACE_VARIABLES)
-    deployed = traced if template_tracing(logical_id) == "Active" else untraced
-    event = load_event(FIRST_REQUEST[logical_id])
-    check = (function.package, "persona_rails")
-    result = [
-        Side("deployed", logical_id, [code, layer, runtime], function.handler, event, deployed, check),
-        Side("active", logical_id, [code, layer, runtime], function.handler, event, traced, check),
-        Side(
-            "baseline",
-            "HelloWorldBaseline",
-            [str(TWIN / "baseline"), layer, runtime],
-            "baseline_app.lambda_handler",
-            baseline_event(),
-            untraced,
-            ("baseline_app", "fastapi"),
-        ),
-    ]
-    return result, values
+    with moto_ssm_server() as ssm:
+        untraced, values = deployed_environment(
+            logical_id, TWIN, secrets, {**ssm.environment, "POWERTOOLS_TRACE_DISABLED": "true"}
+        )
+        for name, value in values.items():
+            ssm.put(name, value)
+        traced = {name: value for name, value in untraced.items() if name != "POWERTOOLS_TRACE_DISABLED"}
+        traced.update(TRACE_VARIABLES)
+        deployed = traced if template_tracing(logical_id) == "Active" else untraced
+        event = load_event(FIRST_REQUEST[logical_id])
+        check = (function.package, "persona_rails")
+        yield [
+            Side("deployed", logical_id, [code, layer, runtime], function.handler, event, deployed, check),
+            Side("active", logical_id, [code, layer, runtime], function.handler, event, traced, check),
+            Side(
+                "baseline",
+                "HelloWorldBaseline",
+                [str(TWIN / "baseline"), layer, runtime],
+                "baseline_app.lambda_handler",
+                baseline_event(),
+                untraced,
+                ("baseline_app", "fastapi"),
+            ),
+        ]
 
 
 def spawn(python: list[str], side: Side) -> ChildRun:
@@ -213,8 +215,8 @@ def report(results: dict[str, dict[str, list[ChildRun]]], runs: int) -> Report:
     leaks = []
     for logical_id, samples in results.items():
         deployed, active, baseline = samples["deployed"], samples["active"], samples["baseline"]
-        base = _median_ms(baseline)
-        ratio = _median_ms(deployed) / base
+        base, deployed_ms, active_ms = _median_ms(baseline), _median_ms(deployed), _median_ms(active)
+        ratio = deployed_ms / base
         passed &= ratio <= RATIO_TARGET
         leaks += [
             f"{logical_id}: {name}"
@@ -222,21 +224,11 @@ def report(results: dict[str, dict[str, list[ChildRun]]], runs: int) -> Report:
             for name in ("openai", "supabase", "postgrest")
             if name not in s.output["absent"]
         ]
-        rows.append(
-            [
-                logical_id,
-                template_tracing(logical_id),
-                ms(_median_ms(deployed)),
-                f"{ratio:.2f}x",
-                ms(_median_ms(active)),
-                f"{_median_ms(active) / base:.2f}x",
-                ms(base),
-                ms(_median_ms(deployed, "import_ns")),
-                ms(_median_ms(deployed, "request_ns")),
-                f"{median([s.output['rss_kb'] for s in deployed]) / 1024:.0f}",
-                verdict(ratio <= RATIO_TARGET),
-            ]
-        )
+        timing = [ms(deployed_ms), f"{ratio:.2f}x", ms(active_ms), f"{active_ms / base:.2f}x", ms(base)]
+        parts = [ms(_median_ms(deployed, part)) for part in ("import_ns", "request_ns")]
+        rss = f"{median([s.output['rss_kb'] for s in deployed]) / 1024:.0f}"
+        met = verdict(ratio <= RATIO_TARGET)
+        rows.append([logical_id, template_tracing(logical_id), *timing, *parts, rss, met])
     return Report(
         title=f"Cold start as deployed: x86_64 twin of the arm64 artifact, python3.12, {runs} runs per side",
         headers=(

@@ -12,14 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.harness.handler import (
-    REPO_ROOT,
-    create_accounts,
-    embedded_database,
-    lambda_context,
-    load_function_handler,
-    stdout_to_devnull,
-)
+from bench.harness import handler as harness
 from bench.harness.report import cli, markdown_table, option, verdict
 
 FUNCTION_ID = "SpsEncounterFunction"
@@ -27,7 +20,7 @@ HOSTILE = "x[^z]*zzq"
 NEAR_MISS = "xa" * 996 + "zazzq"
 TARGET_SECONDS = 1.0
 GUARDRAILS = 6
-CHEST_PAIN = REPO_ROOT / "functions/sps_encounter/sps_encounter/config/scenarios/chest-pain.json"
+CHEST_PAIN = harness.REPO_ROOT / "functions/sps_encounter/sps_encounter/config/scenarios/chest-pain.json"
 
 
 def _scenario(guardrails: int = 0, conflicts_per_slot: int = 0) -> dict[str, Any]:
@@ -49,19 +42,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(repeat: int) -> int:
     from persona_rails_dev.apigw import http_event
+    from persona_rails_dev.lambda_runtime import LambdaContext
     from persona_rails_dev.template import functions
 
     function = functions()[FUNCTION_ID]
-    with embedded_database() as database:
-        handler = load_function_handler(function, database.url)
-        (user,) = create_accounts(database.owner, 1)
+    with harness.embedded_database() as database:
+        handler = harness.load_function_handler(function, database.url)
+        (user,) = harness.create_accounts(database.owner, 1)
         headers = {"authorization": f"Bearer {user.token}", "content-type": "application/json"}
 
         def post(path: str, template: str, params: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
             declared = next(r for r in function.routes if r.method == "POST" and r.path == template)
             event = http_event(declared, path, params, method="POST", headers=headers, body=json.dumps(body))
-            with stdout_to_devnull():
-                reply: dict[str, Any] = handler(event, lambda_context(FUNCTION_ID))
+            with harness.stdout_to_devnull():
+                reply: dict[str, Any] = handler(event, LambdaContext(FUNCTION_ID))
             return reply
 
         def start(scenario: dict[str, Any]) -> dict[str, Any]:

@@ -24,15 +24,6 @@ print(json.dumps({"import_ns": time.perf_counter_ns() - started, "modules": len(
 """
 
 
-def child_environment() -> dict[str, str]:
-    """This process's environment without anything that changes how Python starts or imports."""
-    return {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith("PYTHON") and not name.startswith("COVERAGE_")
-    }
-
-
 MISSING = "not installed (pip install -e '.[bench]')"
 
 
@@ -64,7 +55,8 @@ VARIANTS = (
 
 def measure(runs: int) -> dict[str, list[tuple[int, int]]]:
     """(import ns, module count) per run, for each installed variant."""
-    env = child_environment()
+    # This process's environment without anything that changes how Python starts or imports.
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("PYTHON", "COVERAGE_"))}
     present = [variant for variant in VARIANTS if variant.installed]
     samples: dict[str, list[tuple[int, int]]] = {variant.label: [] for variant in present}
     for round_no in range(runs + 1):

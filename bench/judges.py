@@ -4,13 +4,13 @@ and off in the same run. Method: docs/benchmarks.md, "Judges"."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 from bench.harness.handler import one_cpu
 from bench.harness.report import Report, cli, emit, load_average, machine_summary, median, option, verdict
+from bench.harness.scenario import passes
 from bench.moderation.corpus import RULE_TARGET_PER_SECOND, SEED, chinese_corpus
 from persona_rails_dev import evalsets
 from persona_rails_dev.judges import with_function
@@ -30,38 +30,13 @@ def _texts() -> dict[str, list[str]]:
     }
 
 
-def _per_text_us(
-    variants: dict[str, tuple[list[str], Callable[[str], Any]]], passes: int
-) -> dict[str, float]:
-    """Median over passes of the mean microseconds per text, each variant over its own texts; the
-    variants' passes interleaved so that noise hits all of them."""
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    for texts, run in variants.values():  # untimed: caches, lazy loads and compiles
-        for text in texts:
-            run(text)
-    for _ in range(passes):
-        for name, (texts, run) in variants.items():
-            started = time.perf_counter_ns()
-            for text in texts:
-                run(text)
-            samples[name].append((time.perf_counter_ns() - started) / 1e3 / len(texts))
-    return {name: median(values) for name, values in samples.items()}
+def _per_text_us(variants: dict[str, tuple[list[str], Callable[[str], Any]]], count: int) -> dict[str, float]:
+    """Median over passes of the mean microseconds per text, each variant over its own texts."""
+    cases = {name: (run, [(text,) for text in texts]) for name, (texts, run) in variants.items()}
+    return {name: median([1e6 / rate for rate in rates]) for name, rates in passes(cases, count).items()}
 
 
-@contextmanager
-def _folding_off() -> Any:
-    """The rule score as it was before folding: matched on the text as written."""
-    from persona_rails.moderation import scoring
-
-    folded = scoring.fold
-    scoring.fold = lambda text: text  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        scoring.fold = folded
-
-
-def measure(passes: int) -> tuple[Report, Report]:
+def measure(count: int) -> tuple[Report, Report]:
     with_function("intercept_session")
     with_function("moderation_check")
     from intercept_session.engine.emergency import judge_emergency, rule_features
@@ -69,6 +44,7 @@ def measure(passes: int) -> tuple[Report, Report]:
     from intercept_session.engine.urgency import read
     from intercept_session.judges import CATEGORY_MODEL, EMERGENCY_MODEL, judges
     from persona_rails.folding import _fold
+    from persona_rails.moderation import scoring
     from persona_rails.moderation.intimacy import evaluate
     from persona_rails.moderation.lexicon import lexicon_artifact
     from persona_rails.moderation.local_scorer import MODEL_FILE, intimacy_model, local_model_score
@@ -122,10 +98,11 @@ def measure(passes: int) -> tuple[Report, Report]:
         "check": (corpus, checked(local=False)),
     }
     with one_cpu() as cpu:
-        per_text = _per_text_us(variants, passes)
-        on = _per_text_us(rules, passes)
-        with _folding_off():
-            off = _per_text_us(rules, passes)
+        per_text = _per_text_us(variants, count)
+        on = _per_text_us(rules, count)
+        # The rule score as it was before folding: matched on the text as written.
+        with mock.patch.object(scoring, "fold", lambda text: text):
+            off = _per_text_us(rules, count)
     sizes = {path.name: path.stat().st_size for path in (EMERGENCY_MODEL, CATEGORY_MODEL, MODEL_FILE)}
     rows = []
     for name, micros in per_text.items():
@@ -143,7 +120,7 @@ def measure(passes: int) -> tuple[Report, Report]:
         headers=["what is timed", "texts", "µs per text (median pass)", "target", "verdict"],
         rows=rows,
         notes=[
-            f"{passes} timed passes after one untimed pass, on CPU {cpu}; median length of the texts: emergency "
+            f"{count} timed passes after one untimed pass, on CPU {cpu}; median length of the texts: emergency "
             f"{median([len(t) for t in texts['emergency']]):.0f}, intimacy {median([len(t) for t in texts['intimacy']]):.0f} "
             'characters; what each row times: docs/benchmarks.md, "Judges".',
         ],
@@ -172,9 +149,9 @@ def measure(passes: int) -> tuple[Report, Report]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    def run(passes: int) -> int:
+    def run(count: int) -> int:
         print(machine_summary(), flush=True)
-        reports = measure(passes)
+        reports = measure(count)
         for report in reports:
             emit(report)
         print(f"load average at the end: {load_average()}")

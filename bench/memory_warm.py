@@ -7,24 +7,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bench.cold_start_packaged import FIRST_REQUEST, function_sides
+from bench.cold_start_packaged import FIRST_REQUEST, LOAD_HANDLER, function_sides
 from bench.harness.handler import embedded_database, run_child
 from bench.harness.report import Report, cli, emit, machine_summary, option, verdict
-from persona_rails_dev.lambda_twin import CHILD_PRELUDE, TWIN, build_twin, real_interpreter
+from persona_rails_dev.lambda_twin import TWIN, build_twin, real_interpreter
 
 PEAK_TARGET_MB = 160
 FLAT_TARGET_MB = 4
 
 CHILD_SCRIPT = (
-    r"""
-import json, resource, sys
-spec = json.loads(sys.argv[1])
-"""
-    + CHILD_PRELUDE
-    + r"""
-import importlib
-module_name, _, attribute = spec["handler"].rpartition(".")
-handler = getattr(importlib.import_module(module_name), attribute)
+    LOAD_HANDLER
+    + r"""import resource
 
 
 def rss_mb():

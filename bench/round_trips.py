@@ -12,16 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bench.harness.handler import (
-    FUNCTION_ID,
-    BenchUser,
-    call,
-    create_accounts,
-    embedded_database,
-    handler_environment,
-    release_handler_state,
-    stdout_to_devnull,
-)
+from bench.harness import handler as harness
 from bench.harness.report import Report, cli, code_label, emit, ms, option, percentile, trips_cell, verdict
 from bench.round_trip_flows import DEFAULT_BUDGET, REASON_BUDGET, Step, budget, flow
 from tests.support.delay_proxy import DelayProxy
@@ -89,7 +80,7 @@ class Measured:
 def _run_flows(
     proxy: DelayProxy,
     handlers: list[tuple[Function, tuple[Step, ...], Handler]],
-    people: list[BenchUser],
+    people: list[harness.BenchUser],
     *,
     dialogs: int,
     warmup: int,
@@ -105,7 +96,7 @@ def _run_flows(
             for step in steps:
                 event = step.event(function, user, session_id)
                 with proxy.measure() as counted:
-                    result, elapsed = call(handler, event, function.logical_id)
+                    result, elapsed = harness.call(handler, event, function.logical_id)
                 if result["statusCode"] not in step.status:
                     raise RuntimeError(
                         f"{step.label}: {result['statusCode']} {str(result.get('body'))[:300]}"
@@ -137,22 +128,25 @@ def measure(dialogs: int, warmup: int) -> Measured:
         for function, steps in functions
         for step in steps
     }
-    with embedded_database() as database, DelayProxy.to(database.url, delay_seconds=DELAY_MS / 1000) as proxy:
+    with (
+        harness.embedded_database() as database,
+        DelayProxy.to(database.url, delay_seconds=DELAY_MS / 1000) as proxy,
+    ):
         # Users and rules go straight to the server: only the handlers' traffic crosses the proxy.
-        people = create_accounts(database.owner, USERS, with_rule=True)
-        release_handler_state()
+        people = harness.create_accounts(database.owner, USERS, with_rule=True)
+        harness.release_handler_state()
         # Every function gets InterceptSessionFunction's variables (then its own, where unset).
-        intercept = next(function for function, _ in functions if function.logical_id == FUNCTION_ID)
-        os.environ.update(handler_environment(proxy.url_for(database.url), intercept))
+        intercept = next(function for function, _ in functions if function.logical_id == harness.FUNCTION_ID)
+        os.environ.update(harness.handler_environment(proxy.url_for(database.url), intercept))
         handlers = [(function, steps, load_handler(function)) for function, steps in functions]
         try:
-            with stdout_to_devnull():
+            with harness.stdout_to_devnull():
                 cold_setup, cold_request = _run_flows(
                     proxy, handlers, people, dialogs=dialogs, warmup=warmup, routes=routes
                 )
             price = one_round_trip(proxy, database.url, max(dialogs, 100))
         finally:
-            release_handler_state()
+            harness.release_handler_state()
     return Measured(routes, cold_setup, cold_request, price)
 
 

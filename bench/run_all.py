@@ -21,15 +21,7 @@ from bench import (
 from bench.harness.report import STRICT, Report, cli, emit, load_average, machine_summary, option
 
 # Moderation last of them: it loads 200,000 stored checks and builds their HNSW index (minutes).
-IN_PROCESS = (
-    import_costs.run,
-    warm_latency.run,
-    round_trips.run,
-    interview.run,
-    chair_interrupt.run,
-    sps_encounter.run,
-    moderation.run,
-)
+IN_PROCESS = (import_costs, warm_latency, round_trips, interview, chair_interrupt, sps_encounter, moderation)
 # Each `python -m` in a child of its own; --all adds WITH_ALL.
 CHILDREN = ("cold_start_packaged", "weekly_summary", "weekly_insights", "judges", "hostile_patterns")
 WITH_ALL = ("moderation.instructions", "sps_encounter.instructions", "memory_warm", "api_fuzz")
@@ -51,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     reports: list[Report] = []
     for benchmark in IN_PROCESS:
-        report = benchmark()
+        report = benchmark.run()
         emit(report)
         reports.append(report)
     outcomes: list[tuple[str, bool]] = []

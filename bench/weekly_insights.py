@@ -95,13 +95,11 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
             for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
                 os.environ.pop(name, None)
             os.environ.update(
-                {
-                    "OPENAI_BASE_URL": base_url,
-                    "OPENAI_API_KEY": "bench-key",
-                    "PERSONA_RAILS_LLM_MODEL": "bench-model",
-                    "PERSONA_RAILS_LLM_TIMEOUT_SECONDS": str(LLM_TIMEOUT_SECONDS),
-                    "PERSONA_RAILS_WEEKLY_LLM_INSIGHTS": "true",
-                }
+                OPENAI_BASE_URL=base_url,
+                OPENAI_API_KEY="bench-key",
+                PERSONA_RAILS_LLM_MODEL="bench-model",
+                PERSONA_RAILS_LLM_TIMEOUT_SECONDS=str(LLM_TIMEOUT_SECONDS),
+                PERSONA_RAILS_WEEKLY_LLM_INSIGHTS="true",
             )
             for concurrency in args.concurrency:
                 structured._client.cache_clear()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.chair_interrupt.corpus import EN_TOPICS, FRAMEWORKS, LANGUAGES, ZH_TOPICS, chunk, random_reason
 from bench.harness.handler import BenchUser
-from bench.harness.report import LATENCY_HEADERS, Report, latency_cells, share
+from bench.harness.report import LATENCY_HEADERS, Report, latency_cells
 from bench.harness.scenario import Client, Served, latency_targets, warm_loop
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def debates_report(samples: dict[str, list[int]], driver: Driver, settings: Sett
         rows=[[label, *latency_cells(samples[route])] for route, label in labels.items() if samples[route]],
         notes=[
             f"{settings.warmup} warm-up evaluations, then {evaluations} measured over {driver.started} debates; "
-            f"{share(driver.interrupts, evaluations + settings.warmup)} of evaluations interrupted; every "
+            f"{driver.interrupts / (evaluations + settings.warmup):.0%} of evaluations interrupted; every "
             "stats read counted exactly the interrupts the handler had answered.",
         ],
     )

@@ -224,12 +224,6 @@ def stdout_to_devnull() -> Iterator[None]:
         os.close(devnull)
 
 
-def lambda_context(function_id: str = FUNCTION_ID) -> Any:
-    from persona_rails_dev.lambda_runtime import LambdaContext
-
-    return LambdaContext(function_id)
-
-
 def expect_status(result: dict[str, Any], status: int, what: str) -> dict[str, Any]:
     if int(result.get("statusCode", 0)) != status:
         raise RuntimeError(f"{what}: expected {status}, got {result.get('statusCode')}: {result.get('body')}")
@@ -239,7 +233,9 @@ def expect_status(result: dict[str, Any], status: int, what: str) -> dict[str, A
 
 def call(handler: Handler, request: dict[str, Any], function_id: str) -> tuple[dict[str, Any], int]:
     """(result, nanoseconds around lambda_handler only)."""
-    context = lambda_context(function_id)
+    from persona_rails_dev.lambda_runtime import LambdaContext
+
+    context = LambdaContext(function_id)
     started = time.perf_counter_ns()
     result = handler(request, context)
     return result, time.perf_counter_ns() - started

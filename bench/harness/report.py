@@ -11,7 +11,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -95,33 +94,12 @@ def trips_cell(values: list[int]) -> str:
     return str(low) if low == high else f"{low}–{high} (median {median(values):g})"
 
 
-def share(part: float, whole: float) -> str:
-    return f"{part / whole:.0%}" if whole else "–"
-
-
 def latency_cells(values: Sequence[float]) -> list[str]:
     """n, p50, p90, p99 and max, in ms."""
     return [str(len(values)), *(ms(percentile(values, q)) for q in (50, 90, 99)), ms(max(values))]
 
 
 LATENCY_HEADERS = ["requests", "n", "p50 ms", "p90 ms", "p99 ms", "max ms"]
-
-
-def against_targets(
-    totals: Sequence[float], p50_ms: float, p99_ms: float, what: str
-) -> tuple[list[str], bool]:
-    """The notes that judge p50 and p99 against their targets, and whether both are met."""
-    p50, p99 = percentile(totals, 50), percentile(totals, 99)
-    p50_ok, p99_ok = p50 <= p50_ms * 1e6, p99 <= p99_ms * 1e6
-    return [
-        f"p50 {ms(p50)} ms vs target {p50_ms:g} ms ({what}): {verdict(p50_ok)}",
-        f"p99 {ms(p99)} ms vs target {p99_ms:g} ms ({what}): {verdict(p99_ok)}",
-    ], p50_ok and p99_ok
-
-
-def counts_cell(values: Sequence[str]) -> str:
-    """How often each value occurs, most common first: `a 60%, b 40%`."""
-    return ", ".join(f"{name} {count / len(values):.0%}" for name, count in Counter(values).most_common())
 
 
 def target(label: str, measured: str, passed: bool) -> list[str]:
@@ -212,13 +190,13 @@ def bench_main(
     argv: list[str] | None,
     *,
     settings: tuple[Any, Any],
-    count: tuple[str, str, str],
+    count: tuple[str, str],
     quick_help: str,
     run: Callable[[Any], Any],
 ) -> int:
     """A scenario's command line: `--quick` (the first of `settings`, else the second),
-    `--<count>` (50..100,000, the `count` field of the settings), `--strict`."""
-    flag, attribute, count_help = count
+    `--<count>` (50..100,000, that field of the settings), `--strict`."""
+    flag, count_help = count
 
     def count_value(text: str) -> int:
         if not 50 <= int(text) <= 100_000:
@@ -228,7 +206,7 @@ def bench_main(
     def chosen(args: argparse.Namespace) -> int:
         picked = settings[0] if args.quick else settings[1]
         if args.count is not None:
-            picked = replace(picked, **{attribute: args.count})
+            picked = replace(picked, **{flag: args.count})
         print(machine_summary(), flush=True)
         return emit(run(picked), args.strict)
 

@@ -8,7 +8,7 @@ import gc
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,12 +33,16 @@ class Served:
 
 
 @contextmanager
-def serving(function_id: str, users: int, **env: str | None) -> Iterator[Served]:
-    """The function's real handler on a fresh embedded database with `users` accounts; `env`
-    overrides the template's variables (None unsets one). Stdout goes to /dev/null meanwhile."""
+def serving(
+    function_id: str, users: int, env: Mapping[str, str | None] | None = None, *, with_rule: bool = False
+) -> Iterator[Served]:
+    """The function's real handler on a fresh embedded database with `users` accounts (`with_rule`:
+    one rule each); `env` overrides the template's variables (None unsets one). Stdout goes to
+    /dev/null meanwhile."""
     declared = harness.function(function_id)
+    env = env or {}
     with harness.embedded_database() as database:
-        accounts = harness.create_accounts(database.owner, users)
+        accounts = harness.create_accounts(database.owner, users, with_rule=with_rule)
         extra = {name: value for name, value in env.items() if value is not None}
         unset = tuple(name for name, value in env.items() if value is None)
         handler = harness.load_function_handler(declared, database.url, extra, unset)
@@ -115,7 +119,7 @@ def latency_targets(
 Variant = tuple[Callable[..., object], Sequence[tuple[Any, ...]]]
 
 
-def passes(variants: dict[str, Variant], count: int) -> dict[str, list[float]]:
+def passes(variants: Mapping[str, Variant], count: int) -> dict[str, list[float]]:
     """Each variant's `run(*case)` over its cases: one untimed pass each (caches, lazy compiles),
     then `count` timed passes interleaved so noise hits every variant; cases per second, by pass."""
     for run, cases in variants.values():

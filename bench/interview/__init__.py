@@ -214,5 +214,5 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    count, quick = ("turns", "turns", "measured warm turns"), "a smaller run (fewer turns and sessions)"
+    count, quick = ("turns", "measured warm turns"), "a smaller run (fewer turns and sessions)"
     return bench_main(__doc__, argv, settings=(QUICK, Settings()), count=count, quick_help=quick, run=run)

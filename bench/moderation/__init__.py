@@ -25,6 +25,6 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    count = ("checks", "checks", "measured handler checks")
+    count = ("checks", "measured handler checks")
     quick = "a smaller run (fewer samples, 10,000 and 50,000 rows)"
     return bench_main(__doc__, argv, settings=(QUICK, Settings()), count=count, quick_help=quick, run=run)

@@ -45,7 +45,7 @@ def measure_warm(settings: Settings) -> list[int]:
     """Nanoseconds around `lambda_handler` of each measured check, on a fresh embedded database.
     `!Ref EmbeddingModel` defaults to "" (the offline embedder); no LLM key: no third party."""
     environment = {"POWERTOOLS_SERVICE_NAME": "moderation-check", "PERSONA_RAILS_EMBEDDING_MODEL": None}
-    with serving(FUNCTION_ID, settings.users, **environment) as served:
+    with serving(FUNCTION_ID, settings.users, environment) as served:
         client = Client(served.handler, served.function)
         plan = check_plan(served.users, settings.warmup + settings.checks, SEED + 1)
 

@@ -118,18 +118,14 @@ def retrieval_target(results: list[SizeResult]) -> list[str]:
 
 
 def retrieval_report(results: list[SizeResult]) -> Report:
-    rows = [
-        [
-            f"{size.rows:,}",
-            f"{size.filter_rows:,}",
-            ms(percentile(size.ns, 50)),
-            ms(percentile(size.ns, 99)),
-            "HNSW" if size.uses_index else "not HNSW",
-            str(size.violations),
-            f"{6 - len(size.probes_failed)}/6 pass" + "".join(f"; FAIL: {ask}" for ask in size.probes_failed),
-        ]
-        for size in results
-    ]
+    rows = []
+    for size in results:
+        latency = [ms(percentile(size.ns, q)) for q in (50, 99)]
+        plan = "HNSW" if size.uses_index else "not HNSW"
+        failed = "".join(f"; FAIL: {ask}" for ask in size.probes_failed)
+        planted = f"{6 - len(size.probes_failed)}/6 pass{failed}"
+        counts = [f"{size.rows:,}", f"{size.filter_rows:,}"]
+        rows.append([*counts, *latency, plan, str(size.violations), planted])
     return Report(
         title="Moderation: retrieval lookup vs stored checks (the service's recall transaction)",
         headers=["rows", "rows the filter keeps", "p50 ms", "p99 ms", "plan", "violations", "planted"],

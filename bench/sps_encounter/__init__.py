@@ -38,6 +38,6 @@ def run(settings: Settings | None = None) -> Report:
 
 
 def main(argv: list[str] | None = None) -> int:
-    count = ("turns", "turns", "measured patient turns in part 2")
+    count = ("turns", "measured patient turns in part 2")
     quick = "a smaller run (1,000 and 10,000 turns, default personas, 200 patient turns)"
     return bench_main(__doc__, argv, settings=(QUICK, Settings()), count=count, quick_help=quick, run=run)

@@ -102,13 +102,9 @@ class Driver:
             key_share=KEY_SHARE,
         )
         meta = answer["meta"]
-        if (answer["learner_turn_index"], meta["turnIndex"]) != (
-            2 * encounter.taken,
-            2 * encounter.taken + 1,
-        ):
-            raise RuntimeError(
-                f"turn {encounter.taken + 1}: indexes {answer['learner_turn_index']}/{meta['turnIndex']}"
-            )
+        indexes = (answer["learner_turn_index"], meta["turnIndex"])
+        if indexes != (2 * encounter.taken, 2 * encounter.taken + 1):
+            raise RuntimeError(f"turn {encounter.taken + 1}: learner and patient indexes {indexes}")
         if meta["source"] != "offline":
             raise RuntimeError("an LLM answered: the benchmark measures the offline generator")
         encounter.taken += 1

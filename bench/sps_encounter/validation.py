@@ -11,18 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from bench.harness.handler import one_cpu
 from bench.harness.report import Report, median, ms, target, verdict
-from bench.sps_encounter.corpus import (
-    LINEAR_RATIO_TARGET,
-    SEED,
-    TARGET_TURNS,
-    VALIDATE_TARGET_MS,
-    CaseRef,
-    Settings,
-    catalog_cases,
-    compiled,
-    play,
-    without_meta,
-)
+from bench.sps_encounter import corpus
+from bench.sps_encounter.corpus import LINEAR_RATIO_TARGET, SEED, TARGET_TURNS, VALIDATE_TARGET_MS
 
 if TYPE_CHECKING:
     from sps_encounter.artifacts import SpsConfig
@@ -32,7 +22,7 @@ MODE_LABEL = {"meta": "with meta (this runtime's)", "text": "text only (meta str
 
 @dataclass
 class Row:
-    ref: CaseRef
+    ref: corpus.CaseRef
     mode: str
     size: int
     turns: list[dict[str, Any]]
@@ -74,7 +64,7 @@ class Validation:
         return max(self.at(TARGET_TURNS), key=lambda row: row.median_ns)
 
 
-def measure_validation(config: SpsConfig, settings: Settings) -> Validation:
+def measure_validation(config: SpsConfig, settings: corpus.Settings) -> Validation:
     from sps_encounter.engine.validator import validate_transcript
 
     sizes = tuple(sorted(settings.sizes))
@@ -82,7 +72,7 @@ def measure_validation(config: SpsConfig, settings: Settings) -> Validation:
         raise ValueError(f"the sizes must include the target's {TARGET_TURNS:,} turns")
     runs_of = dict(zip(sorted(settings.sizes), settings.runs, strict=True))
     found = Validation(0, [], 0.0)
-    refs = [ref for ref in catalog_cases(config) if settings.all_personas or ref.default]
+    refs = [ref for ref in corpus.catalog_cases(config) if settings.all_personas or ref.default]
     with one_cpu() as cpu:
         found.cpu = cpu
         for index, ref in enumerate(refs):
@@ -90,10 +80,10 @@ def measure_validation(config: SpsConfig, settings: Settings) -> Validation:
             rng = random.Random(SEED + index)
             engine_seed = rng.randrange(1, 2**32)
             started = time.monotonic()
-            played = play(config, ref, engine_seed, own_sizes[-1] // 2, rng)
+            played = corpus.play(config, ref, engine_seed, own_sizes[-1] // 2, rng)
             found.generation_s += time.monotonic() - started
-            case = compiled(config, ref)
-            full = {"meta": played, "text": without_meta(played)}
+            case = corpus.compiled(config, ref)
+            full = {"meta": played, "text": corpus.without_meta(played)}
             by_mode = [
                 [Row(ref, mode, size, turns[:size]) for size in own_sizes] for mode, turns in full.items()
             ]
@@ -125,7 +115,7 @@ def size_cell(row: Row | None, worst: Row) -> str:
     return f"**{cell}**" if row is worst else cell
 
 
-def validation_report(found: Validation, settings: Settings) -> Report:
+def validation_report(found: Validation, settings: corpus.Settings) -> Report:
     sizes = sorted({row.size for rows in found.cases for row in rows})
     worst = found.worst()
     table = []
@@ -156,7 +146,7 @@ def validation_report(found: Validation, settings: Settings) -> Report:
     )
 
 
-def validation_targets(found: Validation, settings: Settings) -> list[list[str]]:
+def validation_targets(found: Validation, settings: corpus.Settings) -> list[list[str]]:
     worst = found.worst()
     best = min(found.at(TARGET_TURNS), key=lambda row: row.median_ns)
     ratios = ", ".join(
