@@ -34,7 +34,7 @@ for number in range(1, spec["requests"] + 1):
 sys.stdout.write("\n" + json.dumps({
     "statuses": sorted(statuses),
     "rss_mb": samples,
-    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "peak_mb": peak_kb() / 1024,
 }) + "\n")
 """
 )

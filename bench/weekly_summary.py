@@ -80,7 +80,10 @@ def seed_week(database: Database, users: int) -> None:
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's own peak (VmHWM): getrusage's ru_maxrss survives exec, so a child started by
+    `make bench` after the in-process benchmarks would report their peak instead."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
 
 
 def measure(turns: int) -> dict[str, float]:
