@@ -1,0 +1,187 @@
+"""The rules on what the patient tells: FACT_CONTRADICTION, DOB_CHALLENGE_REPEATED,
+AGENDA_REVEALED_TWICE, DIAGNOSIS_OR_COACHING and CLARIFICATION_REPEATED, each against the case
+and what earlier turns told."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from sps_encounter.engine.case import Language
+from sps_encounter.engine.lint import _said as said_lines
+from sps_encounter.engine.validator_state import FOLLOW_UP_WORDS, _RunState
+from sps_encounter.engine.validator_turns import (
+    _EDGE,
+    _first_phrase,
+    _length,
+    _meta_value,
+    _normal,
+    _Patient,
+    _recorded,
+    _sentence_around,
+)
+
+_TAG_QUESTION = re.compile(
+    r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
+    r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"
+)
+
+
+class _FactRules(_RunState):
+    # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
+    __slots__ = ()
+
+    def agenda(self, turn: _Patient) -> None:
+        told = _meta_value(turn.meta, "agendaRevealed", list)
+        if told is not None:
+            told = [item for item in told if isinstance(item, str)]
+        else:
+            told = list(
+                dict.fromkeys(
+                    item for item, variant in self.phrases.agenda_variants if variant in turn.normal
+                )
+            )
+        for item in told:
+            if item in self.revealed:
+                self.error(
+                    "AGENDA_REVEALED_TWICE",
+                    turn.index,
+                    f"hidden agenda item {item} was revealed before",
+                    {"id": item},
+                )
+            self.revealed.add(item)
+        self.agenda_reveals += len(told)
+
+    def clarification(self, turn: _Patient) -> None:
+        phrase = _meta_value(turn.meta, "clarification", str)
+        if phrase is not None:
+            phrase = self._recorded_phrase(phrase)
+        elif not _recorded(turn.meta, "clarification"):
+            phrase = self._said_phrase(turn, self.phrases.clarifications, self.case.lexicon.clarification)
+        if phrase is None:
+            return
+        self.clarifications += 1
+        if phrase in self.recent_clarifications:
+            self.clarification_repeats += 1
+            self.error(
+                "CLARIFICATION_REPEATED",
+                turn.index,
+                "this clarification was used in the last 3 clarifications",
+                {"phrase": phrase},
+            )
+        self.recent_clarifications.append(phrase)
+        del self.recent_clarifications[:-3]
+
+    def diagnosis(self, turn: _Patient) -> None:
+        for _, first in self.case.diagnosis.matches(turn.normal):
+            for match in first.re.finditer(turn.normal, first.start()):
+                if not self._excused(turn.normal, match):
+                    self.error(
+                        "DIAGNOSIS_OR_COACHING",
+                        turn.index,
+                        "the patient diagnosed or coached",
+                        {"match": match.group(0)},
+                    )
+                    return
+
+    def _excused(self, normal: str, match: re.Match[str]) -> bool:
+        """A diagnosis or coaching match that is not the patient's own: inside one of the case's
+        stored lines; in a question the patient asks the learner ("can you prescribe…?"); after
+        someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…")."""
+        start, end = match.span()
+        for line in self._said():
+            at = normal.find(line)
+            while at != -1:
+                if at <= start and end <= at + len(line):
+                    return True
+                at = normal.find(line, at + 1)
+        sentence_start, sentence_end = _sentence_around(normal, start)
+        rules = self.rules
+        lead = normal[sentence_start:start]
+        if rules.reported.search(lead) or rules.fear.search(lead):
+            return True
+        closing = normal[sentence_end : sentence_end + 3]
+        # A question the patient asks ("Is it angina?", "会不会是阑尾炎？", "can you prescribe…?")
+        # is a worry or a request, not the patient diagnosing or coaching; a statement with a tag
+        # ("It's probably angina, isn't it?") still states it.
+        sentence = normal[sentence_start:sentence_end].rstrip()
+        asked = "?" in closing or "？" in closing or sentence.endswith(("吗", "呢"))
+        return asked and not _TAG_QUESTION.search(sentence)
+
+    def _said(self) -> tuple[str, ...]:
+        if self.said is None:
+            fold = self.case.lexicon.fold
+            lines = (_normal(fold(line)).rstrip(_EDGE) for _, line, _ in said_lines(self.case))
+            self.said = tuple(dict.fromkeys(line for line in lines if line))
+        return self.said
+
+    def dob_challenge(self, turn: _Patient) -> None:
+        phrase = _first_phrase(turn.normal, self.phrases.dob_lines)
+        challenge = _meta_value(turn.meta, "dobChallenge", bool)
+        if challenge is None:
+            challenge = phrase is not None
+        if challenge:
+            self.dob_challenges += 1
+            if self.dob_challenges > 1:
+                self.error(
+                    "DOB_CHALLENGE_REPEATED",
+                    turn.index,
+                    "the DOB challenge was used more than once",
+                    {"phrase": phrase or turn.normal.rstrip(_EDGE)},
+                )
+
+    def contradictions(self, turn: _Patient) -> None:
+        for slot, value in (_meta_value(turn.meta, "slots", Mapping) or {}).items():
+            known = self.stated.get(slot, self.case.fact_values.get(slot))
+            if known is not None and known != value:
+                self.error(
+                    "FACT_CONTRADICTION",
+                    turn.index,
+                    f"slot {slot} was stated with a value other than the case's or an earlier turn's",
+                    {"slot": slot, "before": known, "now": value},
+                )
+            self.stated.setdefault(slot, value)
+        reported: set[str] = set()
+        asked: set[str] | None = None
+        for slot, match in self.case.conflicts.matches(turn.folded):
+            # One issue per slot and turn, however often the turn repeats the contradiction.
+            if slot in reported:
+                continue
+            if asked is None:
+                asked = self._topic()
+            # "No, it's not that bad" answers the question asked: it contradicts the severity only
+            # when the learner asked about the severity (or about no fact at all). A short
+            # follow-up ("Just that?") is still on the facts asked before it.
+            if asked and slot not in asked:
+                continue
+            # "If I'm off for six weeks…" imagines, and "my sister gets the stabbing kind" tells
+            # someone else's: neither states anything about the case.
+            if self._not_own(turn.folded, match.start()):
+                continue
+            reported.add(slot)
+            self.error(
+                "FACT_CONTRADICTION",
+                turn.index,
+                f"this contradicts the case's {slot}",
+                {"slot": slot, "match": match.group(0)},
+            )
+
+    def _topic(self) -> set[str]:
+        """The facts the learner's turn before asked about or, when it was a short follow-up that
+        asked about none, the facts of the turn it followed (at most FOLLOW_UP_DEPTH back)."""
+        if self.asked is None:
+            return set()
+        chinese = self.case.language is Language.ZH
+        for asked in reversed(self.learner_turns):
+            slots = self._asked_slots(asked)
+            follow_up = self.case.lexicon.vague.search(asked) or _length(asked, chinese) <= FOLLOW_UP_WORDS
+            if slots or not follow_up:
+                return slots
+        return set()
+
+    def _asked_slots(self, asked: str | None) -> set[str]:
+        """The case facts a learner turn asked about (history or examination)."""
+        if asked is None:
+            return set()
+        case = self.case
+        return {slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(asked)}

@@ -1,0 +1,125 @@
+"""NUMERIC_LEAKAGE: the patient saying a measured number (a vital sign, a value with its unit, one of
+today's findings) when nothing was measured, and what counts as the learner measuring."""
+
+from __future__ import annotations
+
+import re
+
+from sps_encounter.engine.compiled import Case
+from sps_encounter.engine.text import with_arabic_numerals
+from sps_encounter.engine.text_rules import number_end, text_rules
+from sps_encounter.engine.validator_state import _RunState
+from sps_encounter.engine.validator_turns import _Patient, _sentence_around
+
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
+_DIGIT = re.compile(r"\d")
+_PERCENT = re.compile(r"(?:%|percent)$")
+
+
+class _NumberRules(_RunState):
+    # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
+    __slots__ = ()
+
+    def _measuring(self) -> bool:
+        return self.asked is not None and asks_for_measurement(self.case, self.asked)
+
+    def numeric_leakage(self, turn: _Patient) -> None:
+        normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
+        if not _DIGIT.search(normal):
+            return
+        # After a measurement request the patient may read its result out, unless they wave the
+        # measurement away and say the number themselves ("不用量了，三十八度一").
+        if self._measuring() and not self.rules.declines_measurement.search(normal):
+            return
+        leaked = self._leaked_numbers(normal)
+        if leaked:
+            self.error(
+                "NUMERIC_LEAKAGE",
+                turn.index,
+                "a measured value was said without the learner measuring anything",
+                {"values": leaked},
+            )
+
+    def _leaked_numbers(self, normal: str) -> list[str]:
+        """What reads as a measurement: a vital sign or lab value with its number ("blood pressure
+        160/95", "心率88", "152 over 94"); a number with a unit of measurement, unless it tells a
+        change ("lost 5 kilos", "90 percent better"); a bare number equal to an objective value,
+        unless a unit of time or count follows ("20个小时", "98岁") or it is someone's age."""
+        rules = self.rules
+        leaked: list[tuple[int, int]] = []
+        told: list[tuple[int, int]] = []
+        for match in rules.vital_reading.finditer(normal):
+            told.append(match.span())
+            if rules.count_unit.match(normal, number_end(match)) or self._not_now(normal, match):
+                continue
+            leaked.append(match.span())
+        for match in self.case.lexicon.measured_number.finditer(normal):
+            told.append(match.span())
+            start, end = match.span()
+            if (
+                self._share(match)
+                or rules.history_before.search(normal, max(0, start - 40), start)
+                or rules.history_after.match(normal, end)
+                or rules.load_before.search(normal, max(0, start - 40), start)
+                or self._not_now(normal, match)
+            ):
+                continue
+            leaked.append(match.span())
+        for match in _NUMBER.finditer(normal):
+            if match.group() not in self.case.objective_numbers:
+                continue
+            start, end = match.span()
+            if any(a <= start < b for a, b in told):
+                continue
+            if rules.count_unit.match(normal, end) or rules.age_before.search(
+                normal, max(0, start - 60), start
+            ):
+                continue
+            leaked.append(match.span())
+        # One value per reading: "blood pressure 152/94" and "152/94 mmHg" overlap, so the
+        # longer stands for both.
+        kept: list[tuple[int, int]] = []
+        for start, end in sorted(set(leaked), key=lambda span: span[0] - span[1]):
+            if all(end <= a or start >= b for a, b in kept):
+                kept.append((start, end))
+        return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
+
+    def _share(self, match: re.Match[str]) -> bool:
+        """A percentage that is none of today's values tells a share ("they take the edge off,
+        maybe 50 percent", "a 10% chance"), not a saturation: those are read by `vital_reading`
+        with their word ("sats 94")."""
+        return _PERCENT.search(match.group()) is not None and not self._todays(match.group())
+
+    def _todays(self, value: str) -> bool:
+        """Whether a value said is one of today's findings: a pair ("138 over 88") only as the
+        whole reading, a single number as any of them."""
+        numbers = _NUMBER.findall(value)
+        if len(numbers) == 2 and self.case.objective_pairs:
+            return "/".join(numbers) in self.case.objective_pairs
+        return any(number in self.case.objective_numbers for number in numbers)
+
+    def _not_now(self, normal: str, match: re.Match[str]) -> bool:
+        """A value that is no reading taken now: its sentence places it in the past or elsewhere
+        ("at the pharmacy in August", "the machine said", "I was 95 kilos at Christmas",
+        "usually"), imagines it ("if it went up to 180…"), or gives it to someone else before it
+        ("my husband's is high too, 150 over 95", "我爸血压高，六十多了"). Never one of today's
+        findings: "my pulse was 88" is the case's 88 told before anyone measured it."""
+        if self._todays(match.group()):
+            return False
+        start = match.start()
+        sentence_start, sentence_end = _sentence_around(normal, start)
+        remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
+        return remembered or self._not_own(normal, start)
+
+
+def asks_for_measurement(case: Case, folded: str) -> bool:
+    """A learner turn that measures or examines ("Can we check your blood pressure?"), reads a
+    result out ("152 over 94, pulse 88."), or asks for a reading the patient knows ("What's your
+    usual blood pressure?", "What did your home monitor say?"): after it, the patient may say a
+    number."""
+    rules = text_rules(case.language)
+    return bool(
+        case.lexicon.measurement.search(folded)
+        or rules.reading_request.search(folded)
+        or rules.vital_reading.search(folded)
+    )

@@ -1,0 +1,141 @@
+"""The rules on how the patient speaks rather than what they tell: OPENER_ECHO, REFUSAL_REPEATED,
+DISFLUENCY_EXCESS, NARRATIVE_TOO_LONG, and the elaborations ELABORATION_RATE_HIGH counts."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from sps_encounter.engine.case import Language
+from sps_encounter.engine.state import QuestionType
+from sps_encounter.engine.text import opening_tokens
+from sps_encounter.engine.validator_state import _RunState
+from sps_encounter.engine.validator_turns import (
+    _CJK,
+    _CLAUSE_BREAK,
+    _first_phrase,
+    _meta_value,
+    _Patient,
+    _recorded,
+)
+
+ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
+_WORDLIKE = re.compile(r"[^\W_]")
+
+
+class _SpeechRules(_RunState):
+    # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
+    __slots__ = ()
+
+    def _opens_nothing(self, turn: _Patient) -> bool:
+        return turn.short or self._answer_word_first(turn)
+
+    def _answer_word_first(self, turn: _Patient) -> bool:
+        """A Chinese turn opening with a yes or a no set apart ("没有，医院都没住过。", "对，…"):
+        its first two characters are that answer, not an opener."""
+        if self.case.language is not Language.ZH:
+            return False
+        clause = _CLAUSE_BREAK.split(turn.normal, maxsplit=1)[0].strip()
+        lexicon = self.case.lexicon
+        return len(_CJK.findall(clause)) <= 2 and (
+            clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause))
+        )
+
+    def opener_echo(self, turn: _Patient) -> None:
+        # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
+        # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
+        # open differently), so it costs nothing per turn.
+        tokens = opening_tokens(turn.folded, self.case.language)
+        bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
+        previous, self.previous_opening = self.previous_opening, turn
+        if (
+            bigram
+            and bigram == self.previous_bigram
+            and previous is not None
+            and not self._opens_nothing(turn)
+            and not self._opens_nothing(previous)
+        ):
+            self.opener_repeats += 1
+            self.warn(
+                "OPENER_ECHO",
+                turn.index,
+                "the same opening as the previous patient turn",
+                {"bigram": bigram},
+            )
+        self.previous_bigram = bigram
+
+    def refusal(self, turn: _Patient) -> None:
+        """A refusal is the patient declining what the learner asked: a safety boundary or a
+        privacy decline, with meta or without."""
+        meta = turn.meta
+        phrase: str | None = None
+        if _recorded(meta, "refusal") or _recorded(meta, "declined"):
+            recorded = _meta_value(meta, "refusal", str)
+            declined = _meta_value(meta, "declined", list)
+            if recorded is not None:
+                phrase = self._recorded_phrase(recorded)
+            elif declined and any(isinstance(slot, str) for slot in declined):
+                phrase = self._said_phrase(turn, self.phrases.refusals, self.case.lexicon.refusal)
+                if phrase is None:
+                    phrase = "declined: " + ", ".join(slot for slot in declined if isinstance(slot, str))
+        else:
+            phrase = self._said_phrase(turn, self.phrases.refusals, self.case.lexicon.refusal)
+        if phrase is not None:
+            self.refusals += 1
+            if phrase == self.previous_refusal:
+                self.warn(
+                    "REFUSAL_REPEATED",
+                    turn.index,
+                    "the previous turn's refusal phrase again",
+                    {"phrase": phrase},
+                )
+        self.previous_refusal = phrase
+
+    def disfluency(self, turn: _Patient) -> None:
+        """Tokens the runtime inserted, counted one by one. In a transcript from elsewhere, a
+        hesitation is one however it is spelled ("uh… um,", "嗯……呃"): tokens with nothing but
+        punctuation and spaces between them count once."""
+        disfluency = self.case.lexicon.disfluency
+        tokens = len(disfluency.findall(turn.folded))
+        if tokens > 1 and turn.meta is None:
+            found = list(disfluency.finditer(turn.folded))
+            tokens -= sum(
+                1
+                for before, after in pairwise(found)
+                if not _WORDLIKE.search(turn.folded, before.end(), after.start())
+            )
+        if tokens > self.case.policy.validator.max_disfluencies_per_turn:
+            self.warn(
+                "DISFLUENCY_EXCESS", turn.index, f"{tokens} disfluency tokens in one turn", {"count": tokens}
+            )
+
+    def narrative_length(self, turn: _Patient) -> None:
+        limit = self.case.persona.narrative_max_sentences
+        # Spoken sentences are never more than sentences: counted only when they may matter.
+        if turn.sentences > limit and (spoken := turn.spoken_sentences) > limit:
+            self.note(
+                "NARRATIVE_TOO_LONG",
+                turn.index,
+                f"{spoken} sentences, over the persona's {limit}",
+                {"sentences": spoken},
+            )
+
+    def elaboration(self, turn: _Patient) -> None:
+        """Counted on eligible turns: after an open or narrative question."""
+        asked = _meta_value(turn.meta, "questionType", str)
+        eligible = asked in ("open", "narrative") if asked is not None else self.question in ELIGIBLE
+        if not eligible:
+            return
+        self.eligible += 1
+        elaborated = _meta_value(turn.meta, "elaborated", bool)
+        if elaborated is None:
+            elaborated = self._reads_as_elaborated(turn)
+        self.elaborated += elaborated
+
+    def _reads_as_elaborated(self, turn: _Patient) -> bool:
+        """With no meta: one of the case's stored elaborations (or persona quirks) is said.
+
+        Length is no sign of it: a person answering an open question at length is answering it.
+        Micro-elaboration is the runtime adding one of its stored details; a transcript from
+        elsewhere is measured on those details only."""
+        return _first_phrase(turn.normal, self.phrases.elaborations) is not None
