@@ -63,14 +63,15 @@ spec = json.loads(sys.argv[1])
 import importlib
 module_name, _, attribute = spec["handler"].rpartition(".")
 handler = getattr(importlib.import_module(module_name), attribute)
-
-
+"""
+)
+# Appended after the timed import: not getrusage's ru_maxrss, which survives exec, so a child
+# would report its parent's peak when that is larger.
+PEAK_KB = r"""
 def peak_kb():
-    # Not getrusage's ru_maxrss: it survives exec, so a child reports its parent's peak if larger.
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 """
-)
 CHILD_SCRIPT = (
     r"""
 import time
@@ -79,6 +80,9 @@ started = time.perf_counter_ns()"""
     + r"""imported = time.perf_counter_ns()
 result = handler(spec["event"], Context())
 answered = time.perf_counter_ns()
+"""
+    + PEAK_KB
+    + r"""
 status = result.get("statusCode", 200) if isinstance(result, dict) else 200
 sys.stdout.write("\n" + json.dumps({
     "status": status,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bench.cold_start_packaged import FIRST_REQUEST, LOAD_HANDLER, function_sides
+from bench.cold_start_packaged import FIRST_REQUEST, LOAD_HANDLER, PEAK_KB, function_sides
 from bench.harness.handler import embedded_database, run_child
 from bench.harness.report import Report, cli, emit, machine_summary, option, verdict
 from persona_rails_dev.lambda_twin import TWIN, build_twin, real_interpreter
@@ -17,6 +17,7 @@ FLAT_TARGET_MB = 4
 
 CHILD_SCRIPT = (
     LOAD_HANDLER
+    + PEAK_KB
     + r"""import resource
 
 
