@@ -290,18 +290,55 @@ def _chair_path() -> Path:
 # Each learned signal may flag at most this share of answers labelled otherwise (out of fold): a
 # hard stop closes the session, so it must rarely fire on an answer that asks for none.
 SIGNAL_FALSE_FLAGS = {"pause": 0.05, "stop_request": 0.03, "acute_distress": 0.03, "self_harm": 0.05}
+# The hard stops' summed probability may add hard stops (beyond the classes' own bounds) to at
+# most this share of the answers labelled no hard stop, and every signal's summed probability may
+# add pauses to at most this share of the answers labelled none (out of fold). Each is the knee on
+# the blind development sets of authors i-l (docs/judges.md): past 1.5 % false hard stops came as
+# fast as caught ones, past 3 % plain answers were paused as often as pauses were caught.
+HARD_STOP_MASS_FALSE_FLAGS = 0.01
+ANY_SIGNAL_FALSE_FLAGS = 0.03
 
 
 def signal_bounds(
-    labels: list[str], out_of_fold: list[list[float]], classes: tuple[str, ...]
+    labels: list[str],
+    out_of_fold: list[list[float]],
+    classes: tuple[str, ...],
+    readings: list[dict[str, float]],
 ) -> dict[str, float]:
-    """Per learned signal, the lowest probability bound that flags at most SIGNAL_FALSE_FLAGS of
-    the answers labelled otherwise."""
+    """The signal model's bounds (engine/scorer.py `decided`), each the lowest that flags at most
+    its share of the answers labelled otherwise once the bounds before it are in place: per
+    learned signal (SIGNAL_FALSE_FLAGS), then the hard stops' summed probability and every
+    signal's (HARD_STOP_MASS_FALSE_FLAGS, ANY_SIGNAL_FALSE_FLAGS)."""
+    from interview_turn.engine.scorer import ANY_SIGNAL, HARD_STOP_MASS, HARD_STOPS, allowed, decided
+
     bounds = {}
-    for name, allowed in SIGNAL_FALSE_FLAGS.items():
+    for name, share in SIGNAL_FALSE_FLAGS.items():
         column = classes.index(name)
         others = [p[column] for label, p in zip(labels, out_of_fold, strict=True) if label != name]
-        bounds[name] = bound_reached_by(others, allowed)
+        bounds[name] = bound_reached_by(others, share)
+    answers = [
+        (label, allowed(dict(zip(classes, p, strict=True)), reading))
+        for label, p, reading in zip(labels, out_of_fold, readings, strict=True)
+    ]
+
+    def hard_mass(probabilities: dict[str, float]) -> float:
+        return sum(probabilities[stop] for stop in HARD_STOPS)
+
+    # An answer the classes' own bounds leave undecided reaches this rule at its hard mass.
+    reaching = [
+        hard_mass(p) if decided(p, bounds) == "none" and hard_mass(p) > p["pause"] else 0.0
+        for label, p in answers
+        if label not in HARD_STOPS
+    ]
+    bounds[HARD_STOP_MASS] = bound_reached_by(reaching, HARD_STOP_MASS_FALSE_FLAGS)
+    reaching = [
+        hard_mass(p) + p["pause"]
+        if decided(p, bounds) == "none" and 0 < p["pause"] >= max(p[stop] for stop in HARD_STOPS)
+        else 0.0
+        for label, p in answers
+        if label == "none"
+    ]
+    bounds[ANY_SIGNAL] = bound_reached_by(reaching, ANY_SIGNAL_FALSE_FLAGS)
     return bounds
 
 
@@ -325,7 +362,9 @@ def _interview_trained(
     name: str,
     classes: tuple[str, ...],
     target: Callable[[evalsets.InterviewItem], float | int],
-    thresholds: Callable[[Sequence[evalsets.InterviewItem], list[Any]], dict[str, float]],
+    thresholds: Callable[
+        [Sequence[evalsets.InterviewItem], list[Any], Callable[[str], dict[str, float]]], dict[str, float]
+    ],
     authors: frozenset[str] | None = None,
 ) -> Trained:
     """One of the interview's local models, fitted on the train split (or its `authors`' items)
@@ -342,7 +381,7 @@ def _interview_trained(
         items=items,
         examples=_examples(items, CATEGORY_BUCKETS, features, target),
         sources=(evalsets.ROOT / "interview" / "train.jsonl",),
-        thresholds=lambda out_of_fold: thresholds(items, out_of_fold),
+        thresholds=lambda out_of_fold: thresholds(items, out_of_fold, features),
     )
 
 
@@ -354,8 +393,11 @@ def _interview_signals() -> Trained:
         "signals",
         SIGNAL_CLASSES,
         lambda item: SIGNAL_CLASSES.index(item.signal),
-        lambda items, out_of_fold: signal_bounds(
-            [item.signal for item in items], out_of_fold, SIGNAL_CLASSES
+        lambda items, out_of_fold, features: signal_bounds(
+            [item.signal for item in items],
+            out_of_fold,
+            SIGNAL_CLASSES,
+            [features(item.text) for item in items],
         ),
     )
 
@@ -389,7 +431,9 @@ def _interview_emotion() -> Trained:
         "emotion",
         EMOTION_CLASSES,
         lambda item: float(item.emotion == "high"),
-        lambda items, out_of_fold: {"high": emotion_bound([item.emotion for item in items], out_of_fold)},
+        lambda items, out_of_fold, _features: {
+            "high": emotion_bound([item.emotion for item in items], out_of_fold)
+        },
         authors=EMOTION_AUTHORS,
     )
 

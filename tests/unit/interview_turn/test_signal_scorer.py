@@ -52,6 +52,12 @@ def test_the_scorer_reads_what_the_lexicons_do_not_list(text, stop, pause):
         # The integration tests' vague answer: a fifth train author's "not being around" once
         # taught the models that "around" is self-harm.
         "I don't really remember, maybe sometime around then.",
+        # Short answers: before train authors n and o (docs/judges.md), the model read "I don't
+        # know." as acute distress and flagged 30 of a blind author's 170 short plain answers.
+        "I don't know.",
+        "不知道。",
+        "Maybe. I think so, more or less.",
+        "Not sure.",
     ],
 )
 def test_grief_idioms_and_plain_answers_ask_for_nothing(text):

@@ -8,6 +8,7 @@ docs/interview.md, docs/judges.md). Pure: the models arrive as arguments.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -36,27 +37,67 @@ class EmotionScale:
     ceiling: float
 
 
+# The three hard stops' class names, gravest first.
+HARD_STOPS = tuple(stop.value for stop in SEVERITY)
+# The bounds beyond each class's own (chosen at training, in the model file; a model without one
+# never applies its rule): the three hard stops' summed probability that makes the likeliest of
+# them a stop, and the summed probability of every signal that makes a pause.
+HARD_STOP_MASS = "hard_stop_mass"
+ANY_SIGNAL = "any_signal"
+
+
+def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -> dict[str, float]:
+    """The probabilities with the classes the lexicon's readings rule out set to 0. A refusal or a
+    discomfort the lexicon reads ("I'd rather not talk about him", "This is too painful.")
+    declines or eases a topic, which the safety overlay answers by stepping sideways: never a
+    stop, only, when likely enough, a pause. A topic change the lexicon reads ("Can we talk about
+    something else?") is redirected to the next planned topic, never paused, and a pause the
+    narrator declines ("I don't need a break, go on.") is not made one."""
+    kept = dict(probabilities)
+    if "refusal" in features or "discomfort" in features:
+        kept[HardStop.STOP_REQUEST.value] = 0.0
+    if "topic_change" in features or "pacing_declined" in features:
+        kept["pause"] = 0.0
+    return kept
+
+
+def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> str:
+    """The signal class the model decides (`none` when it decides nothing), in this order:
+
+    1. the most probable class, when it is a signal whose probability reaches its own bound;
+    2. the likeliest hard stop, when the three together reach the hard-stop bound and outweigh a
+       pause: an answer read as 20 % self-harm, 15 % acute distress and 10 % stop request asks
+       for a hard stop even when `none`, at 40 %, is the likeliest single class;
+    3. a pause, when it is the likeliest signal and every signal together reaches the any-signal
+       bound: the narrator seems to ask for something, most likely a break.
+
+    Each bound was chosen at training on out-of-fold predictions, once the rules before it were
+    in place, so that it flags few answers that ask for none (`persona_rails_dev/train/specs.py`,
+    docs/judges.md)."""
+    top = max(probabilities, key=probabilities.__getitem__)
+    if top != "none" and probabilities[top] >= bounds[top]:
+        return top
+    hard_mass = sum(probabilities[stop] for stop in HARD_STOPS)
+    if hard_mass >= bounds.get(HARD_STOP_MASS, math.inf) and hard_mass > probabilities["pause"]:
+        return max(HARD_STOPS, key=probabilities.__getitem__)
+    pause = probabilities["pause"]
+    likeliest_request = pause > 0 and pause >= max(probabilities[stop] for stop in HARD_STOPS)
+    if likeliest_request and hard_mass + pause >= bounds.get(ANY_SIGNAL, math.inf):
+        return "pause"
+    return "none"
+
+
 def learned_signal(
     model: LocalModel, text: str, features: Mapping[str, float]
 ) -> tuple[HardStop | None, bool]:
-    """The most probable class, when that is a hard stop or a pause whose probability reaches its
-    bound. The bounds, in the model file, were chosen at training on out-of-fold predictions so
-    that each flags few answers that ask for nothing. A refusal or a discomfort the lexicon reads
-    ("I'd rather not talk about him", "This is too painful.") declines or eases a topic, which the
-    safety overlay answers by stepping sideways: the model never makes it a stop, only, when
-    likely enough, a pause. A topic change the lexicon reads ("Can we talk about something
-    else?") is redirected to the next planned topic; the model does not make it a pause."""
-    probabilities = model.probabilities(text, features)
-    if "refusal" in features or "discomfort" in features:
-        probabilities[HardStop.STOP_REQUEST.value] = 0.0
-    if "topic_change" in features:
-        probabilities["pause"] = 0.0
-    top = max(probabilities, key=probabilities.__getitem__)
-    if top == "none" or probabilities[top] < model.thresholds[top]:
+    """The hard stop or the pause the signal model decides for an answer, given the lexicons'
+    readings (`allowed`, `decided`)."""
+    signal = decided(allowed(model.probabilities(text, features), features), model.thresholds)
+    if signal == "none":
         return None, False
-    if top == "pause":
+    if signal == "pause":
         return None, True
-    return HardStop(top), False
+    return HardStop(signal), False
 
 
 def learned_emotion(
