@@ -58,3 +58,22 @@ def test_a_read_refusal_is_never_made_a_stop_request_and_a_read_topic_change_nev
     pausing = reading(0.5, 0.3, 0.1, 0.05, 0.05)
     assert decided(allowed(pausing, {}), BOUNDS) == "pause"
     assert decided(allowed(pausing, {"topic_change": 1.0}), BOUNDS) == "none"
+
+
+def test_a_bound_is_reached_at_equality():
+    # Binary fractions, so the sums are exact: 1/8 + 1/8 + 1/4 of hard stops is 1/2.
+    probabilities = reading(0.375, 0.125, 0.125, 0.125, 0.25)
+    assert decided(probabilities, {**BOUNDS, HARD_STOP_MASS: 0.5}) == "self_harm"
+    assert decided(probabilities, {**BOUNDS, HARD_STOP_MASS: 0.5 + 1e-9, ANY_SIGNAL: 1.0}) == "none"
+
+
+def test_a_pause_from_every_signal_needs_the_pause_to_lead_the_signals():
+    # Every signal together is 50 %, past the any-signal bound, but self-harm leads the pause.
+    assert decided(reading(0.5, 0.125, 0.0625, 0.0625, 0.25), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "none"
+    # A tie with the likeliest hard stop is enough.
+    assert decided(reading(0.5, 0.125, 0.125, 0.125, 0.125), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "pause"
+
+
+def test_a_read_discomfort_is_never_made_a_stop_request_either():
+    probabilities = reading(0.3, 0.1, 0.4, 0.1, 0.1)
+    assert decided(allowed(probabilities, {"discomfort": 1.0}), BOUNDS) == "none"

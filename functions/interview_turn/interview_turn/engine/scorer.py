@@ -51,12 +51,11 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
     discomfort the lexicon reads ("I'd rather not talk about him", "This is too painful.")
     declines or eases a topic, which the safety overlay answers by stepping sideways: never a
     stop, only, when likely enough, a pause. A topic change the lexicon reads ("Can we talk about
-    something else?") is redirected to the next planned topic, never paused, and a pause the
-    narrator declines ("I don't need a break, go on.") is not made one."""
+    something else?") is redirected to the next planned topic, never paused."""
     kept = dict(probabilities)
     if "refusal" in features or "discomfort" in features:
         kept[HardStop.STOP_REQUEST.value] = 0.0
-    if "topic_change" in features or "pacing_declined" in features:
+    if "topic_change" in features:
         kept["pause"] = 0.0
     return kept
 

@@ -149,14 +149,11 @@ class LexiconReading:
 
 
 def read_lexicons(text: str, lexicon: CompiledLexicon) -> LexiconReading:
-    pacing = _unnegated(lexicon.pacing, text, lexicon.negation_before)
     present = {
         HardStop.SELF_HARM.value: _any(lexicon.self_harm, text),
         HardStop.ACUTE_DISTRESS.value: _any(lexicon.acute_distress, text),
         HardStop.STOP_REQUEST.value: _unnegated(lexicon.stop_request, text, lexicon.negation_before),
-        "pacing": pacing,
-        # "I don't need a break": a pause named only to be declined.
-        "pacing_declined": not pacing and _any(lexicon.pacing, text),
+        "pacing": _unnegated(lexicon.pacing, text, lexicon.negation_before),
         "refusal": _any(lexicon.refusal, text),
         "discomfort": _any(lexicon.discomfort, text),
         "topic_change": _any(lexicon.topic_change, text),
