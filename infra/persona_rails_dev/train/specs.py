@@ -309,7 +309,15 @@ def signal_bounds(
     its share of the answers labelled otherwise once the bounds before it are in place: per
     learned signal (SIGNAL_FALSE_FLAGS), then the hard stops' summed probability and every
     signal's (HARD_STOP_MASS_FALSE_FLAGS, ANY_SIGNAL_FALSE_FLAGS)."""
-    from interview_turn.engine.scorer import ANY_SIGNAL, HARD_STOP_MASS, HARD_STOPS, allowed, decided
+    from interview_turn.engine.scorer import (
+        ANY_SIGNAL,
+        HARD_STOP_MASS,
+        HARD_STOPS,
+        allowed,
+        decided,
+        hard_stop_mass,
+        pause_leads,
+    )
 
     bounds = {}
     for name, share in SIGNAL_FALSE_FLAGS.items():
@@ -321,20 +329,15 @@ def signal_bounds(
         for label, p, reading in zip(labels, out_of_fold, readings, strict=True)
     ]
 
-    def hard_mass(probabilities: dict[str, float]) -> float:
-        return sum(probabilities[stop] for stop in HARD_STOPS)
-
     # An answer the classes' own bounds leave undecided reaches this rule at its hard mass.
     reaching = [
-        hard_mass(p) if decided(p, bounds) == "none" and hard_mass(p) > p["pause"] else 0.0
+        hard_stop_mass(p) if decided(p, bounds) == "none" and hard_stop_mass(p) > p["pause"] else 0.0
         for label, p in answers
         if label not in HARD_STOPS
     ]
     bounds[HARD_STOP_MASS] = bound_reached_by(reaching, HARD_STOP_MASS_FALSE_FLAGS)
     reaching = [
-        hard_mass(p) + p["pause"]
-        if decided(p, bounds) == "none" and 0 < p["pause"] >= max(p[stop] for stop in HARD_STOPS)
-        else 0.0
+        hard_stop_mass(p) + p["pause"] if decided(p, bounds) == "none" and pause_leads(p) else 0.0
         for label, p in answers
         if label == "none"
     ]

@@ -60,6 +60,17 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
     return kept
 
 
+def hard_stop_mass(probabilities: Mapping[str, float]) -> float:
+    """The three hard stops' probabilities summed."""
+    return sum(probabilities[stop] for stop in HARD_STOPS)
+
+
+def pause_leads(probabilities: Mapping[str, float]) -> bool:
+    """Whether a pause is possible and at least as likely as each hard stop."""
+    pause = probabilities["pause"]
+    return pause > 0 and pause >= max(probabilities[stop] for stop in HARD_STOPS)
+
+
 def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> str:
     """The signal class the model decides (`none` when it decides nothing), in this order:
 
@@ -76,12 +87,10 @@ def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> 
     top = max(probabilities, key=probabilities.__getitem__)
     if top != "none" and probabilities[top] >= bounds[top]:
         return top
-    hard_mass = sum(probabilities[stop] for stop in HARD_STOPS)
+    hard_mass = hard_stop_mass(probabilities)
     if hard_mass >= bounds.get(HARD_STOP_MASS, math.inf) and hard_mass > probabilities["pause"]:
         return max(HARD_STOPS, key=probabilities.__getitem__)
-    pause = probabilities["pause"]
-    likeliest_request = pause > 0 and pause >= max(probabilities[stop] for stop in HARD_STOPS)
-    if likeliest_request and hard_mass + pause >= bounds.get(ANY_SIGNAL, math.inf):
+    if pause_leads(probabilities) and hard_mass + probabilities["pause"] >= bounds.get(ANY_SIGNAL, math.inf):
         return "pause"
     return "none"
 
