@@ -43,6 +43,20 @@ def test_first_person_self_harm_is_a_hard_stop(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        ("我不想活在这个世界上了。", HardStop.SELF_HARM),
+        ("我不想活在这世上了", HardStop.SELF_HARM),
+        ("我不想活在过去。", None),
+        ("我不想活在别人的眼光里。", None),
+    ],
+)
+def test_the_lexicon_alone_tells_living_in_this_world_from_living_in_the_past(text, stop):
+    # The signal model caught the first only just (summed 0.39 against a bound of 0.36).
+    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My grandmother died by suicide when I was ten.",
