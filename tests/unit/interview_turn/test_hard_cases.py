@@ -85,6 +85,16 @@ def test_someone_elses_suicide_and_idioms_are_not_self_harm(text):
         "不要再问了",
         "停止訪談",  # Traditional
         "No more questions, please. I need a rest.",
+        # Putting the recorder away, or the whole project.
+        "Switch that thing off.",
+        "Put that thing away.",
+        "Cancel the whole thing.",
+        "Thank you, dear, but this is where it ends.",
+        "把录音关了。",
+        "关掉吧",
+        "这本回忆录我不写了。",
+        "不录了",
+        "以后别再来了。",
     ],
 )
 def test_everyday_ways_of_asking_to_stop_are_stop_requests(text):
@@ -103,6 +113,9 @@ def test_everyday_ways_of_asking_to_stop_are_stop_requests(text):
         "那年冬天冷得受不了了",
         "I had a panic attack once, but that was forty years ago.",
         "I want to stop talking about this now.",
+        "Can you turn that thing off for a sec? I need a moment.",
+        "My father switched the engine off and we sat in the dark.",
+        "我把灯关了就睡了。",
     ],
 )
 def test_what_only_sounds_like_a_stop_or_a_crisis_does_not_close_the_session(text):

@@ -23,7 +23,7 @@ def signals_of(config: InterviewConfig, text: str) -> Signals:
     ("text", "stop", "pause"),
     [
         ("Honestly I think that's me done with this whole memoir business.", HardStop.STOP_REQUEST, False),
-        ("这本回忆录我不写了，你们别再来了。", HardStop.STOP_REQUEST, False),
+        ("算了，这个事我不参与了，你们找别人吧。", HardStop.STOP_REQUEST, False),
         (
             "Everything's going blurry and I'm shaking all over, I can't get a breath in.",
             HardStop.ACUTE_DISTRESS,
@@ -124,3 +124,36 @@ def test_the_emotion_model_reads_what_the_lexicon_weighs_too_lightly(text):
 )
 def test_plain_answers_stay_plain(text):
     assert signals_of(WITH_SCORER, text).emotion_score < WITH_SCORER.router.thresholds.emotion
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's stop here for today, we can go on tomorrow.",
+        "I think that's enough for today. Let's pick it up next week.",
+        "Can we stop here? Same time next week?",
+        "今天就聊到这儿吧，下个礼拜再继续。",
+        "我们停吧，明天再说。",
+    ],
+)
+def test_a_stop_request_that_names_a_return_is_a_pause_when_the_scorer_reads_one(text):
+    # The lexicons alone read a stop, which would close the session for good.
+    assert signals_of(LEXICONS_ONLY, text).hard_stop is HardStop.STOP_REQUEST
+    read = signals_of(WITH_SCORER, text)
+    assert (read.hard_stop, read.pause_requested) == (None, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's stop here.",
+        "Let's call it a day.",
+        "今天就聊到这儿吧。",
+        # A return named only to refuse it.
+        "I want to stop the interview now. Don't come back tomorrow.",
+        "Stop the recording. I won't do this another time.",
+    ],
+)
+def test_a_stop_request_that_names_no_return_or_refuses_one_stays_a_stop(text):
+    read = signals_of(WITH_SCORER, text)
+    assert (read.hard_stop, read.pause_requested) == (HardStop.STOP_REQUEST, False)

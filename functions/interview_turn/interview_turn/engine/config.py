@@ -34,6 +34,7 @@ class CompiledLexicon:
     refusal: tuple[re.Pattern[str], ...]
     discomfort: tuple[re.Pattern[str], ...]
     pacing: tuple[re.Pattern[str], ...]
+    resumption: tuple[re.Pattern[str], ...]
     topic_change: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     emotion: tuple[tuple[re.Pattern[str], float], ...]
@@ -63,6 +64,7 @@ class CompiledLexicon:
             refusal=compiled(lexicon.refusal),
             discomfort=compiled(lexicon.discomfort),
             pacing=compiled(lexicon.pacing),
+            resumption=compiled(lexicon.resumption),
             topic_change=compiled(lexicon.topic_change),
             hedges=compiled(lexicon.hedges),
             emotion=tuple(

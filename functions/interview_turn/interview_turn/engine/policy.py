@@ -429,6 +429,9 @@ class SignalLexicon(_Artifact):
     discomfort: Patterns
     # A request to slow down or pause ("Could we take a break?", 慢一点好吗？): de-escalates.
     pacing: Patterns
+    # A return named ("tomorrow", "next time", 明天再聊): a stop request naming one that the signal
+    # model reads as a pause is a pause ("Let's stop here for today, tomorrow we go on").
+    resumption: Patterns
     topic_change: Patterns
     hedges: Patterns
     emotion: list[WeightedPattern]

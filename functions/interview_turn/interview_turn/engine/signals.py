@@ -214,10 +214,14 @@ def extract(
     feeling = reading.emotion
     models = config.local_models
     if models is not None:
-        # The lexicons are sure of what they find; the models may add what they missed, never
-        # take one away.
+        # The lexicons are sure of what they find; the models may add what they missed, and take
+        # nothing away but one: a stop request that names a return and that the model reads as a
+        # pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，下个礼拜再继续).
+        # A pause keeps the session open for the return, where a stop would close it for good.
         features = reading.features
         learned_stop, learned_pause = learned_signal(models.signals, text, features)
+        if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
+            stop = None
         stop = graver(stop, learned_stop)
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, text, features, config.emotion_scale))
