@@ -57,6 +57,34 @@ def test_the_lexicon_alone_tells_living_in_this_world_from_living_in_the_past(te
 
 
 @pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        # An adverb between "I" and the wish, not a new phrasing.
+        ("Honestly, I just don't want to be here anymore.", HardStop.SELF_HARM),
+        ("Some nights I really wish I were dead.", HardStop.SELF_HARM),
+        ("最好睡一觉就再也不醒。", HardStop.SELF_HARM),
+        ("我每天都睡不醒。", None),
+        ("唔想再活喇。", HardStop.SELF_HARM),
+        ("我真的活不下去了。", HardStop.SELF_HARM),
+        ("那几年穷得活不下去，只好去了香港。", None),
+        # Help called for now, and symptoms with a plea.
+        ("Could you call an ambulance? My chest...", HardStop.ACUTE_DISTRESS),
+        ("We had to call an ambulance for Dad in 1980.", None),
+        ("快叫救护车！", HardStop.ACUTE_DISTRESS),
+        ("我现在全身都在发抖。", HardStop.ACUTE_DISTRESS),
+        ("那年冬天冷得浑身发抖。", None),
+        ("妈妈突然说不出话了，怎么办？", HardStop.ACUTE_DISTRESS),
+        # Ending the book, the recordings, or every question.
+        ("I'd rather not carry on with the memoir.", HardStop.STOP_REQUEST),
+        ("录音都删掉吧。", HardStop.STOP_REQUEST),
+        ("以后别再问了。", HardStop.STOP_REQUEST),
+    ],
+)
+def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(text, stop):
+    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My grandmother died by suicide when I was ten.",
