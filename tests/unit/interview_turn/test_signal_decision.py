@@ -77,3 +77,13 @@ def test_a_pause_from_every_signal_needs_the_pause_to_lead_the_signals():
 def test_a_read_discomfort_is_never_made_a_stop_request_either():
     probabilities = reading(0.3, 0.1, 0.4, 0.1, 0.1)
     assert decided(allowed(probabilities, {"discomfort": 1.0}), BOUNDS) == "none"
+
+
+def test_a_read_discomforts_stop_request_share_counts_for_none_not_for_what_is_left():
+    # "This is too painful.": with the stop request's 60 % simply removed, acute distress (18 %,
+    # past its bound) would be the likeliest class left.
+    probabilities = reading(0.05, 0.15, 0.6, 0.18, 0.02)
+    kept = allowed(probabilities, {"discomfort": 1.0})
+    assert kept["none"] == 0.65
+    assert kept["stop_request"] == 0.0
+    assert decided(kept, BOUNDS) == "none"

@@ -54,6 +54,10 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
     something else?") is redirected to the next planned topic, never paused."""
     kept = dict(probabilities)
     if "refusal" in features or "discomfort" in features:
+        # The stop request's share goes to `none`, not away: what the model took for a stop is
+        # the narrator declining a topic, and removing it would leave a pause or a crisis as the
+        # likeliest class ("This is too painful." read as acute distress).
+        kept["none"] += kept[HardStop.STOP_REQUEST.value]
         kept[HardStop.STOP_REQUEST.value] = 0.0
     if "topic_change" in features:
         kept["pause"] = 0.0
