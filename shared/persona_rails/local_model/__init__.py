@@ -5,7 +5,7 @@ file and scores. Training is dev tooling (`make train`, persona_rails_dev.train)
 pure Python and imports nothing heavier than `zlib`.
 """
 
-from persona_rails.local_model.features import text_features
+from persona_rails.local_model.features import text_features, text_grams
 from persona_rails.local_model.model import LocalModel, load_model
 
-__all__ = ["LocalModel", "load_model", "text_features"]
+__all__ = ["LocalModel", "load_model", "text_features", "text_grams"]

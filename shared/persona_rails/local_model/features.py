@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from collections.abc import Set as AbstractSet
 
 from persona_rails.folding import fold
 
@@ -48,7 +49,7 @@ def grams(folded: str) -> set[str]:
     return found
 
 
-def hashed(found: set[str], buckets: int) -> tuple[list[int], float]:
+def hashed(found: AbstractSet[str], buckets: int) -> tuple[list[int], float]:
     """The distinct slots the n-grams fill, and the weight each carries."""
     mask = buckets - 1
     crc32 = zlib.crc32
@@ -56,6 +57,12 @@ def hashed(found: set[str], buckets: int) -> tuple[list[int], float]:
     return slots, (1.0 / math.sqrt(max(len(slots), SHORT_TEXT_SLOTS)) if slots else 0.0)
 
 
+def text_grams(text: str) -> frozenset[str]:
+    """A raw text's n-grams, folded first: what every model that reads the text shares (each
+    hashes them into its own slots)."""
+    return frozenset(grams(fold(text)))
+
+
 def text_features(text: str, buckets: int) -> tuple[list[int], float]:
     """A raw text's features: folded, then n-grams, then slots."""
-    return hashed(grams(fold(text)), buckets)
+    return hashed(text_grams(text), buckets)

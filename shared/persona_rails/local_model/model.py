@@ -16,12 +16,13 @@ import json
 import math
 import sys
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from persona_rails.local_model.features import FEATURE_SCHEME, text_features
+from persona_rails.local_model.features import FEATURE_SCHEME, hashed, text_grams
 
 
 class ModelFileError(ValueError):
@@ -69,8 +70,8 @@ class LocalModel:
         """`name@version+sha256[:12]`: what a decision record keeps of the model that decided."""
         return f"{self.name}@{self.version}+{self.sha256[:12]}"
 
-    def logits(self, text: str, rules: Mapping[str, float]) -> list[float]:
-        slots, weight = text_features(text, self.buckets)
+    def logits(self, found: AbstractSet[str], rules: Mapping[str, float]) -> list[float]:
+        slots, weight = hashed(found, self.buckets)
         return [
             bias
             + sum(rule_weights.get(name, 0.0) * value for name, value in rules.items())
@@ -80,7 +81,14 @@ class LocalModel:
 
     def probabilities(self, text: str, rules: Mapping[str, float] | None = None) -> dict[str, float]:
         """Each class's probability; a binary model's classes are (negative, positive)."""
-        logits = self.logits(text, rules or {})
+        return self.probabilities_of(text_grams(text), rules)
+
+    def probabilities_of(
+        self, found: AbstractSet[str], rules: Mapping[str, float] | None = None
+    ) -> dict[str, float]:
+        """`probabilities` of a text whose n-grams are already read (`text_grams`), when more
+        than one model reads it."""
+        logits = self.logits(found, rules or {})
         if len(logits) == 1:
             positive = _sigmoid(logits[0])
             return {self.classes[0]: 1.0 - positive, self.classes[1]: positive}

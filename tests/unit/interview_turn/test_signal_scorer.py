@@ -8,7 +8,14 @@ import pytest
 from interview_turn.artifacts import load_config
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import HardStop, TopicState
-from interview_turn.engine.signals import Signals, extract
+from interview_turn.engine.scorer import (
+    crisis_in_closing_words,
+    learned_signal,
+    may_end_in_crisis,
+    signal_probabilities,
+)
+from interview_turn.engine.signals import Signals, extract, read_lexicons
+from persona_rails.local_model import text_grams
 
 WITH_SCORER = load_config()
 LEXICONS_ONLY = load_config(models_dir=None)
@@ -157,3 +164,71 @@ def test_a_stop_request_that_names_a_return_is_a_pause_when_the_scorer_reads_one
 def test_a_stop_request_that_names_no_return_or_refuses_one_stays_a_stop(text):
     read = signals_of(WITH_SCORER, text)
     assert (read.hard_stop, read.pause_requested) == (HardStop.STOP_REQUEST, False)
+
+
+def probabilities_of(text: str) -> dict[str, float]:
+    """The signal model's probabilities for a whole answer."""
+    folded = WITH_SCORER.for_matching(text)
+    features = read_lexicons(folded, WITH_SCORER.compiled_lexicon).features
+    models = WITH_SCORER.local_models
+    assert models is not None
+    return signal_probabilities(models.signals, text_grams(folded), features)
+
+
+def whole_answer_reading(text: str) -> tuple[HardStop | None, bool]:
+    """What the signal model decides for the whole answer, before its closing words are read."""
+    models = WITH_SCORER.local_models
+    assert models is not None
+    return learned_signal(probabilities_of(text), models.signals.thresholds)
+
+
+# Taken ill in the middle of a story: read whole, the story outweighs the symptoms.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My father kept bees behind the orchard, twelve hives, and every August we'd take the honey "
+        "off and my mother would... wait. I can't feel my left hand. My chest is so heavy, it's "
+        "crushing me.",
+        "那年冬天我跟我爸去赶集，路上雪很厚，他背着我走了十几里……哎，不对，我头好晕，眼前都是黑的，手脚发麻。",
+    ],
+)
+def test_a_crisis_that_breaks_off_a_story_is_read_in_its_closing_words(text):
+    assert whole_answer_reading(text) == (None, False)
+    assert signals_of(WITH_SCORER, text).hard_stop is HardStop.ACUTE_DISTRESS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Symptoms remembered, in the closing words too.
+        "We lived above the chemist's then. In 2009 I had the heart attack, right there in the "
+        "kitchen. My chest was crushing me and my left arm went numb. They got me to the hospital "
+        "in time.",
+        "我爸后来中风了。那天他在院子里劈柴……突然半边脸麻了，说话也说不清楚，我们赶紧把他送到县医院。",
+    ],
+)
+def test_symptoms_remembered_in_the_closing_words_add_nothing(text):
+    # Read whole, the answer gives acute distress enough weight that its closing words are read.
+    assert may_end_in_crisis(probabilities_of(text))
+    read = signals_of(WITH_SCORER, text)
+    assert (read.hard_stop, read.pause_requested) == (None, False)
+
+
+def test_closing_words_give_acute_distress_only():
+    closing = WITH_SCORER.for_matching("I won't say more about that. Put it in the book though.")
+    features = read_lexicons(closing, WITH_SCORER.compiled_lexicon).features
+    models = WITH_SCORER.local_models
+    assert models is not None
+    # Alone, short closing words read as a stop request far too readily.
+    assert learned_signal(probabilities_of(closing), models.signals.thresholds) == (
+        HardStop.STOP_REQUEST,
+        False,
+    )
+    assert not crisis_in_closing_words(models.signals, closing, features)
+
+
+def test_an_answer_with_no_weight_of_acute_distress_is_read_once():
+    story = (
+        "We ran the shop for thirty years. Saturdays were the busiest. I still miss the smell of the bread."
+    )
+    assert not may_end_in_crisis(probabilities_of(story))

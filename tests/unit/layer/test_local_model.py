@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from persona_rails.local_model import load_model
+from persona_rails.folding import fold
+from persona_rails.local_model import load_model, text_grams
 from persona_rails.local_model.features import FEATURE_SCHEME, SHORT_TEXT_SLOTS, grams, hashed, text_features
 from persona_rails.local_model.model import ModelFileError, encode_weights, parse_model
 
@@ -47,6 +48,17 @@ def test_a_multinomial_model_is_a_softmax():
     assert probabilities == pytest.approx(
         {name: math.exp(b) / total for name, b in zip("abc", (0.0, 1.0, 2.0), strict=True)}
     )
+
+
+def test_ngrams_read_once_score_as_the_text_does():
+    # Two models reading one answer share its n-grams (`text_grams`) instead of each folding and
+    # reading it again.
+    model = parse_model(json.dumps(document()).encode(), "toy")
+    for text in ("Hello World!", "我 想 你", ""):
+        assert text_grams(text) == grams(fold(text))
+        assert model.probabilities_of(text_grams(text), {"flag": 1.0}) == model.probabilities(
+            text, {"flag": 1.0}
+        )
 
 
 def test_the_id_names_the_model_its_version_and_its_bytes():

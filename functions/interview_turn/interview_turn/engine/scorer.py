@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from interview_turn.engine.model import SEVERITY, HardStop
@@ -99,12 +100,19 @@ def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> 
     return "none"
 
 
+def signal_probabilities(
+    model: LocalModel, found: AbstractSet[str], features: Mapping[str, float]
+) -> dict[str, float]:
+    """The signal model's probabilities for an answer, given its n-grams (`text_grams`) and the
+    lexicons' readings, with what those readings rule out removed (`allowed`)."""
+    return allowed(model.probabilities_of(found, features), features)
+
+
 def learned_signal(
-    model: LocalModel, text: str, features: Mapping[str, float]
+    probabilities: Mapping[str, float], bounds: Mapping[str, float]
 ) -> tuple[HardStop | None, bool]:
-    """The hard stop or the pause the signal model decides for an answer, given the lexicons'
-    readings (`allowed`, `decided`)."""
-    signal = decided(allowed(model.probabilities(text, features), features), model.thresholds)
+    """The hard stop or the pause the signal model decides (`decided`)."""
+    signal = decided(probabilities, bounds)
     if signal == "none":
         return None, False
     if signal == "pause":
@@ -112,14 +120,42 @@ def learned_signal(
     return HardStop(signal), False
 
 
+# The probability at which closing words read alone are acute distress (engine/closing.py), when
+# it is also their likeliest class. Over every labelled answer (5,414, 1,162 with closing words),
+# no answer labelled otherwise had closing words whose likeliest class was acute distress above
+# 0.3; the crises that break off a story read 0.69-0.94 (docs/judges.md).
+CLOSING_CRISIS = 0.5
+# The closing words are read only when the whole answer is already this likely acute distress:
+# a crisis at the end weighs in the whole, only too little (0.07-0.39 in the labelled answers
+# whose closing words were a crisis). Most answers stay below it, and are read once.
+CLOSING_GATE = 0.05
+
+
+def may_end_in_crisis(probabilities: Mapping[str, float]) -> bool:
+    """Whether an answer's closing words are worth reading alone (`CLOSING_GATE`)."""
+    return probabilities[HardStop.ACUTE_DISTRESS.value] >= CLOSING_GATE
+
+
+def crisis_in_closing_words(model: LocalModel, closing: str, features: Mapping[str, float]) -> bool:
+    """Whether an answer's closing words, read alone (with their own lexicon readings), are acute
+    distress: the likeliest class, at `CLOSING_CRISIS` or more. Only acute distress: alone, short
+    closing words read as a stop request or self-harm far too readily ("I don't talk about him
+    much. But I want him in the book." is 0.67 a stop request)."""
+    probabilities = allowed(model.probabilities(closing, features), features)
+    acute = HardStop.ACUTE_DISTRESS.value
+    return (
+        max(probabilities, key=probabilities.__getitem__) == acute and probabilities[acute] >= CLOSING_CRISIS
+    )
+
+
 def learned_emotion(
-    model: LocalModel, text: str, features: Mapping[str, float], scale: EmotionScale
+    model: LocalModel, found: AbstractSet[str], features: Mapping[str, float], scale: EmotionScale
 ) -> float:
     """The probability that the answer is heavy with feeling, as an emotion score, once it reaches
     the model's bound (chosen at training so that few answers labelled low or moderate reach it):
     the bound maps to the router's threshold and 1 to the ceiling, linearly in between. Below the
     bound the model says nothing (0), and the lexicon's score stands."""
-    probability = model.probabilities(text, features)["high"]
+    probability = model.probabilities_of(found, features)["high"]
     bound = model.thresholds["high"]
     if probability < bound:
         return 0.0

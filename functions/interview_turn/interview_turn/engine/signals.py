@@ -21,10 +21,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from interview_turn.engine.closing import closing_words
 from interview_turn.engine.config import CompiledLexicon, InterviewConfig
 from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
 from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
-from interview_turn.engine.scorer import learned_emotion, learned_signal
+from interview_turn.engine.scorer import (
+    crisis_in_closing_words,
+    learned_emotion,
+    learned_signal,
+    may_end_in_crisis,
+    signal_probabilities,
+)
+from persona_rails.local_model import text_grams
 
 _WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
 INTENSIFIER_STEP = 0.05
@@ -202,11 +210,23 @@ def elaboration(text: str, lexicon: CompiledLexicon, config: InterviewConfig) ->
     )
 
 
+def _crisis_at_the_end(config: InterviewConfig, answer: str) -> HardStop | None:
+    """Acute distress that breaks off a story, read in the answer's closing words alone
+    (engine/closing.py); only the signal model reads them: the lexicons have read the whole."""
+    models = config.local_models
+    said = closing_words(answer)
+    if said is None or models is None:
+        return None
+    closing = config.for_matching(said)
+    features = read_lexicons(closing, config.compiled_lexicon).features
+    return HardStop.ACUTE_DISTRESS if crisis_in_closing_words(models.signals, closing, features) else None
+
+
 def extract(
     config: InterviewConfig, text: str, *, topic_id: str, topic: TopicState, turn_no: int
 ) -> Extraction:
     lexicon = config.compiled_lexicon
-    text = config.for_matching(text)
+    answer, text = text, config.for_matching(text)
     reading = read_lexicons(text, lexicon)
     stop = reading.hard_stop
     # "I don't need a break" asks for none; a hard stop outranks a pause.
@@ -219,12 +239,16 @@ def extract(
         # pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，下个礼拜再继续).
         # A pause keeps the session open for the return, where a stop would close it for good.
         features = reading.features
-        learned_stop, learned_pause = learned_signal(models.signals, text, features)
+        ngrams = text_grams(text)
+        probabilities = signal_probabilities(models.signals, ngrams, features)
+        learned_stop, learned_pause = learned_signal(probabilities, models.signals.thresholds)
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
+        if stop is None and may_end_in_crisis(probabilities):
+            stop = _crisis_at_the_end(config, answer)
         pause = pause or learned_pause
-        feeling = max(feeling, learned_emotion(models.emotion, text, features, config.emotion_scale))
+        feeling = max(feeling, learned_emotion(models.emotion, ngrams, features, config.emotion_scale))
     pause = pause and stop is None
     topic_change = "topic_change" in reading.found
     refusal = stop is not None or pause or bool(reading.found & _DECLINING)
