@@ -85,6 +85,27 @@ def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(t
 
 
 @pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        # Wishing to die in other words, Cantonese too (w's misses, said afresh).
+        ("有时候想，死了就算了。", HardStop.SELF_HARM),
+        ("我死咗就算啦。", HardStop.SELF_HARM),
+        ("就盼着哪天闭上眼睛就不用再睁开了。", HardStop.SELF_HARM),
+        ("最好哪天别再睁眼了。", HardStop.SELF_HARM),
+        ("他被车撞死了，就这么算了？", None),
+        ("我妈说打雷的时候闭上眼，别睁开。", None),
+        # Stopping, in a few words or in a second language.
+        ("关上吧。", HardStop.STOP_REQUEST),
+        ("No need to come back again, we're finished.", HardStop.STOP_REQUEST),
+        ("这个我不弄了，你另外找别人吧。", HardStop.STOP_REQUEST),
+        ("厂长让他去找别人顶班。", None),
+    ],
+)
+def test_the_lexicon_alone_reads_wishes_to_die_and_stops_said_in_few_or_other_words(text, stop):
+    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My grandmother died by suicide when I was ten.",

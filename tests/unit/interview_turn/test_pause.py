@@ -8,9 +8,11 @@ import pytest
 
 from interview_turn.artifacts import interview_config
 from interview_turn.engine.model import Language, Persona, SafetyAction, TopicState
+from interview_turn.engine.signals import read_lexicons
 from tests.unit.interview_turn.support import new_session
 
-NC = interview_config().constraints
+CONFIG = interview_config()
+NC = CONFIG.constraints
 
 PAUSES = [
     (Language.EN, "Could we take a break?"),
@@ -54,6 +56,23 @@ def test_no_pause_is_read_where_none_is_asked(text):
     language = Language.ZH if not text.isascii() else Language.EN
     outcome = new_session(language=language).say(text)
     assert outcome.signals["pause_requested"] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "pause"),
+    [
+        # A break for a chore, with the return in the same breath.
+        ("我要 take a break 先。", True),
+        ("我去把汤端下来，回来再聊。", True),
+        ("等我忙完咱们再继续。", True),
+        ("我去开个门，马上回来啊。", True),
+        ("他答应过马上回来，结果再没回来。", False),
+        ("My boss told me to take a break.", False),
+    ],
+)
+def test_the_lexicon_alone_reads_a_break_for_a_chore(text, pause):
+    reading = read_lexicons(CONFIG.for_matching(text), CONFIG.compiled_lexicon)
+    assert ("pacing" in reading.found) is pause
 
 
 def test_a_hard_stop_outranks_a_pause():

@@ -30,7 +30,7 @@ def signals_of(config: InterviewConfig, text: str) -> Signals:
     ("text", "stop", "pause"),
     [
         ("Honestly I think that's me done with this whole memoir business.", HardStop.STOP_REQUEST, False),
-        ("算了，这个事我不参与了，你们找别人吧。", HardStop.STOP_REQUEST, False),
+        ("算了，这个事我不参与了，你们另请高明吧。", HardStop.STOP_REQUEST, False),
         (
             "Everything's going blurry and I'm shaking all over, I can't get a breath in.",
             HardStop.ACUTE_DISTRESS,
