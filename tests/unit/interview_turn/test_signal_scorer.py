@@ -9,6 +9,7 @@ from interview_turn.artifacts import load_config
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import HardStop, TopicState
 from interview_turn.engine.scorer import (
+    allowed,
     crisis_in_closing_words,
     learned_signal,
     may_end_in_crisis,
@@ -81,10 +82,29 @@ def test_a_discomfort_the_lexicon_reads_is_never_made_a_stop(text):
     assert signals.refusal_or_discomfort
 
 
-def test_a_topic_change_the_lexicon_reads_is_not_made_a_pause():
-    signals = signals_of(WITH_SCORER, "Can we talk about something else?")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can we talk about something else?",
+        "I'd rather talk about something else, please.",
+        "Let's change the topic, please.",
+        "换个话题吧。",
+    ],
+)
+def test_a_topic_change_the_lexicon_reads_is_neither_a_pause_nor_a_stop(text):
+    signals = signals_of(WITH_SCORER, text)
     assert signals.topic_change_requested
-    assert not signals.pause_requested
+    assert (signals.hard_stop, signals.pause_requested) == (None, False)
+
+
+def test_what_the_model_took_for_a_pause_or_a_stop_in_a_topic_change_counts_for_none():
+    # As the model may read "Can we talk about something else?": the pause its lexicon reading
+    # rules out must not leave the stop request the likeliest class.
+    raw = {"none": 0.08, "pause": 0.66, "stop_request": 0.22, "acute_distress": 0.03, "self_harm": 0.01}
+    kept = allowed(raw, {"topic_change": 1.0, "question": 1.0})
+    assert kept == pytest.approx(
+        {"none": 0.96, "pause": 0.0, "stop_request": 0.0, "acute_distress": 0.03, "self_harm": 0.01}
+    )
 
 
 @pytest.mark.parametrize(
@@ -182,14 +202,17 @@ def whole_answer_reading(text: str) -> tuple[HardStop | None, bool]:
     return learned_signal(probabilities_of(text), models.signals.thresholds)
 
 
-# Taken ill in the middle of a story: read whole, the story outweighs the symptoms.
+# Taken ill in the middle of a story: read whole, the story outweighs the symptoms (acute distress
+# 0.04 and 0.05 as a whole, against 0.96 and 0.6 for the closing words alone).
 @pytest.mark.parametrize(
     "text",
     [
         "My father kept bees behind the orchard, twelve hives, and every August we'd take the honey "
-        "off and my mother would... wait. I can't feel my left hand. My chest is so heavy, it's "
-        "crushing me.",
-        "那年冬天我跟我爸去赶集，路上雪很厚，他背着我走了十几里……哎，不对，我头好晕，眼前都是黑的，手脚发麻。",
+        "off, and my mother would jar it in the scullery and sell it at the church fete for a "
+        "shilling a pot, and the vicar always bought two... wait. I can't feel my left hand. My "
+        "chest is so heavy.",
+        "我们村东头有口老井，夏天大人们把西瓜吊在井里冰着，傍晚捞上来切开，一村的孩子都围着，"
+        "我奶奶总把最甜的那块留给我，她说我是长孙……等等，我眼前发黑，半边身子动不了了。",
     ],
 )
 def test_a_crisis_that_breaks_off_a_story_is_read_in_its_closing_words(text):

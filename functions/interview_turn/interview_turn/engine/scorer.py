@@ -52,7 +52,7 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
     discomfort the lexicon reads ("I'd rather not talk about him", "This is too painful.")
     declines or eases a topic, which the safety overlay answers by stepping sideways: never a
     stop, only, when likely enough, a pause. A topic change the lexicon reads ("Can we talk about
-    something else?") is redirected to the next planned topic, never paused."""
+    something else?") is redirected to the next planned topic, neither paused nor stopped."""
     kept = dict(probabilities)
     if "refusal" in features or "discomfort" in features:
         # The stop request's share goes to `none`, not away: what the model took for a stop is
@@ -61,7 +61,12 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
         kept["none"] += kept[HardStop.STOP_REQUEST.value]
         kept[HardStop.STOP_REQUEST.value] = 0.0
     if "topic_change" in features:
-        kept["pause"] = 0.0
+        # Asking for another topic is asking to go on: neither a pause nor a stop, and what the
+        # model took for either counts for none. Removed instead, the pause's share left a stop
+        # request the likeliest class ("Can we talk about something else?": 0.66 pause, 0.22
+        # stop request), and "I'd rather talk about something else, please." read 0.34 a stop.
+        kept["none"] += kept["pause"] + kept[HardStop.STOP_REQUEST.value]
+        kept["pause"] = kept[HardStop.STOP_REQUEST.value] = 0.0
     return kept
 
 
@@ -121,14 +126,15 @@ def learned_signal(
 
 
 # The probability at which closing words read alone are acute distress (engine/closing.py), when
-# it is also their likeliest class. Over every labelled answer (5,414, 1,162 with closing words),
-# no answer labelled otherwise had closing words whose likeliest class was acute distress above
-# 0.3; the crises that break off a story read 0.69-0.94 (docs/judges.md).
+# it is also their likeliest class. Over every labelled answer (5,614, 1,247 with closing words),
+# no answer labelled otherwise has closing words whose likeliest class is acute distress above
+# 0.32; the crises that break off a story read 0.6-0.96 (docs/judges.md).
 CLOSING_CRISIS = 0.5
-# The closing words are read only when the whole answer is already this likely acute distress:
-# a crisis at the end weighs in the whole, only too little (0.07-0.39 in the labelled answers
-# whose closing words were a crisis). Most answers stay below it, and are read once.
-CLOSING_GATE = 0.05
+# The closing words are read only when the whole answer is already this likely acute distress: a
+# crisis at the end still weighs a little in the whole (0.04 under a long story of bees and honey,
+# `test_signal_scorer.py`), where the benchmark corpus's answers stay under 0.006. Most answers
+# are read once.
+CLOSING_GATE = 0.01
 
 
 def may_end_in_crisis(probabilities: Mapping[str, float]) -> bool:
