@@ -92,8 +92,16 @@ def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(t
         ("我死咗就算啦。", HardStop.SELF_HARM),
         ("就盼着哪天闭上眼睛就不用再睁开了。", HardStop.SELF_HARM),
         ("最好哪天别再睁眼了。", HardStop.SELF_HARM),
+        ("我是真的不想再撑下去了。", HardStop.SELF_HARM),
+        ("Sick of living, if you want the truth.", HardStop.SELF_HARM),
+        ("有时候就想 sleep 然后不再醒。", HardStop.SELF_HARM),
+        ("留着这条老命有什么用。", HardStop.SELF_HARM),
+        ("My aunt was sick of living in that flat.", None),
         ("他被车撞死了，就这么算了？", None),
         ("我妈说打雷的时候闭上眼，别睁开。", None),
+        # A weight on the chest now, not then.
+        ("Hold on, there's a pressure on my chest.", HardStop.ACUTE_DISTRESS),
+        ("For years after, I felt a weight on my chest every April.", None),
         # Stopping, in a few words or in a second language.
         ("关上吧。", HardStop.STOP_REQUEST),
         ("No need to come back again, we're finished.", HardStop.STOP_REQUEST),
@@ -101,7 +109,7 @@ def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(t
         ("厂长让他去找别人顶班。", None),
     ],
 )
-def test_the_lexicon_alone_reads_wishes_to_die_and_stops_said_in_few_or_other_words(text, stop):
+def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_other_words(text, stop):
     assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
 
 

@@ -68,9 +68,16 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("我去开个门，马上回来啊。", True),
         ("他答应过马上回来，结果再没回来。", False),
         ("My boss told me to take a break.", False),
+        # Typed in haste, or asking for a slower pace.
+        ("brb, kettle", True),
+        ("sorry, one sec", True),
+        ("You're going too fast for me.", True),
+        ("你说得太快了。", True),
+        ("He drove too fast on the ice.", False),
+        ("For one second I thought he'd drown.", False),
     ],
 )
-def test_the_lexicon_alone_reads_a_break_for_a_chore(text, pause):
+def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
     reading = read_lexicons(CONFIG.for_matching(text), CONFIG.compiled_lexicon)
     assert ("pacing" in reading.found) is pause
 
