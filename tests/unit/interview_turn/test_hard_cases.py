@@ -18,6 +18,11 @@ from tests.unit.interview_turn.support import new_session
 CONFIG = interview_config()
 
 
+def lexicon_reading(text: str) -> HardStop | None:
+    """The hard stop the lexicons alone read, without the signal model."""
+    return hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon)
+
+
 def signals_of(text: str, topic: TopicState | None = None):
     return extract(CONFIG, text, topic_id="life_story", topic=topic or TopicState(), turn_no=1).signals
 
@@ -53,7 +58,7 @@ def test_first_person_self_harm_is_a_hard_stop(text):
 )
 def test_the_lexicon_alone_tells_living_in_this_world_from_living_in_the_past(text, stop):
     # The signal model caught the first only just (summed 0.39 against a bound of 0.36).
-    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+    assert lexicon_reading(text) is stop
 
 
 @pytest.mark.parametrize(
@@ -81,7 +86,7 @@ def test_the_lexicon_alone_tells_living_in_this_world_from_living_in_the_past(te
     ],
 )
 def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(text, stop):
-    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+    assert lexicon_reading(text) is stop
 
 
 @pytest.mark.parametrize(
@@ -110,7 +115,7 @@ def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(t
     ],
 )
 def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_other_words(text, stop):
-    assert hard_stop(CONFIG.for_matching(text), CONFIG.compiled_lexicon) is stop
+    assert lexicon_reading(text) is stop
 
 
 @pytest.mark.parametrize(

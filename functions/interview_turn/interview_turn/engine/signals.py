@@ -32,7 +32,7 @@ from interview_turn.engine.scorer import (
     may_end_in_crisis,
     signal_probabilities,
 )
-from persona_rails.local_model import text_grams
+from persona_rails.local_model import LocalModel, text_grams
 
 _WORD = re.compile(r"[A-Za-z0-9']+|[\u3400-\u9fff]")
 INTENSIFIER_STEP = 0.05
@@ -210,16 +210,14 @@ def elaboration(text: str, lexicon: CompiledLexicon, config: InterviewConfig) ->
     )
 
 
-def _crisis_at_the_end(config: InterviewConfig, answer: str) -> HardStop | None:
+def _crisis_at_the_end(config: InterviewConfig, model: LocalModel, answer: str) -> bool:
     """Acute distress that breaks off a story, read in the answer's closing words alone
     (engine/closing.py); only the signal model reads them: the lexicons have read the whole."""
-    models = config.local_models
     said = closing_words(answer)
-    if said is None or models is None:
-        return None
+    if said is None:
+        return False
     closing = config.for_matching(said)
-    features = read_lexicons(closing, config.compiled_lexicon).features
-    return HardStop.ACUTE_DISTRESS if crisis_in_closing_words(models.signals, closing, features) else None
+    return crisis_in_closing_words(model, closing, read_lexicons(closing, config.compiled_lexicon).features)
 
 
 def extract(
@@ -238,6 +236,7 @@ def extract(
         # nothing away but one: a stop request that names a return and that the model reads as a
         # pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，下个礼拜再继续).
         # A pause keeps the session open for the return, where a stop would close it for good.
+        # An answer that may end in a crisis has its closing words read alone too.
         features = reading.features
         ngrams = text_grams(text)
         probabilities = signal_probabilities(models.signals, ngrams, features)
@@ -245,8 +244,12 @@ def extract(
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
-        if stop is None and may_end_in_crisis(probabilities):
-            stop = _crisis_at_the_end(config, answer)
+        if (
+            stop is None
+            and may_end_in_crisis(probabilities)
+            and _crisis_at_the_end(config, models.signals, answer)
+        ):
+            stop = HardStop.ACUTE_DISTRESS
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, ngrams, features, config.emotion_scale))
     pause = pause and stop is None
