@@ -70,7 +70,7 @@ class LocalModel:
         """`name@version+sha256[:12]`: what a decision record keeps of the model that decided."""
         return f"{self.name}@{self.version}+{self.sha256[:12]}"
 
-    def logits(self, found: AbstractSet[str], rules: Mapping[str, float]) -> list[float]:
+    def _logits(self, found: AbstractSet[str], rules: Mapping[str, float]) -> list[float]:
         slots, weight = hashed(found, self.buckets)
         return [
             bias
@@ -88,7 +88,10 @@ class LocalModel:
     ) -> dict[str, float]:
         """`probabilities` of a text whose n-grams are already read (`text_grams`), when more
         than one model reads it."""
-        logits = self.logits(found, rules or {})
+        if isinstance(found, str):
+            # A string is a set of its characters to Python: scored, silently, as nonsense.
+            raise TypeError("probabilities_of takes n-grams (text_grams), not a text")
+        logits = self._logits(found, rules or {})
         if len(logits) == 1:
             positive = _sigmoid(logits[0])
             return {self.classes[0]: 1.0 - positive, self.classes[1]: positive}

@@ -102,16 +102,25 @@ def test_the_lexicon_alone_reads_adverbs_pleas_for_help_and_ending_the_project(t
         ("有时候就想 sleep 然后不再醒。", HardStop.SELF_HARM),
         ("留着这条老命有什么用。", HardStop.SELF_HARM),
         ("My aunt was sick of living in that flat.", None),
+        ("Tired of living in that flat, we moved to Leeds.", None),
+        ("他说他不想再撑了，就把厂子卖了。", None),
         ("他被车撞死了，就这么算了？", None),
+        ("他死了算是解脱了。", None),
+        ("人死了就算有再多钱也带不走。", None),
+        ("玩捉迷藏的时候要闭上眼睛不要睁开。", None),
         ("我妈说打雷的时候闭上眼，别睁开。", None),
         # A weight on the chest now, not then.
         ("Hold on, there's a pressure on my chest.", HardStop.ACUTE_DISTRESS),
         ("For years after, I felt a weight on my chest every April.", None),
+        ("Every time I think of him there's a weight on my heart.", None),
         # Stopping, in a few words or in a second language.
         ("关上吧。", HardStop.STOP_REQUEST),
         ("No need to come back again, we're finished.", HardStop.STOP_REQUEST),
-        ("这个我不弄了，你另外找别人吧。", HardStop.STOP_REQUEST),
+        ("这个我不弄了，你们另外找别人吧。", HardStop.STOP_REQUEST),
+        ("I'm done with this memoir.", HardStop.STOP_REQUEST),
         ("厂长让他去找别人顶班。", None),
+        ("我跟厂长说：这活儿我干不了，你找别人吧。", None),
+        ("The doctor said no need to come back for six months.", None),
     ],
 )
 def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_other_words(text, stop):

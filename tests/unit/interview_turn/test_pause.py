@@ -65,16 +65,22 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("我要 take a break 先。", True),
         ("我去把汤端下来，回来再聊。", True),
         ("等我忙完咱们再继续。", True),
-        ("我去开个门，马上回来啊。", True),
+        ("我去开个门，开完门回来再聊。", True),
         ("他答应过马上回来，结果再没回来。", False),
+        ("我们说好等他回来再讲这件事。", False),
         ("My boss told me to take a break.", False),
         # Typed in haste, or asking for a slower pace.
         ("brb, kettle", True),
         ("sorry, one sec", True),
         ("You're going too fast for me.", True),
         ("你说得太快了。", True),
+        ("Just a minute.", True),
         ("He drove too fast on the ice.", False),
+        ("Too fast, that's how it all happened.", False),
+        ("我们说好快过年的时候再回去。", False),
         ("For one second I thought he'd drown.", False),
+        # How long something lasted.
+        ("One minute.", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
