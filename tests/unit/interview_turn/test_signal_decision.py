@@ -3,7 +3,7 @@ on probabilities written out, so each rule is seen alone."""
 
 from __future__ import annotations
 
-from interview_turn.engine.scorer import ANY_SIGNAL, HARD_STOP_MASS, allowed, decided
+from interview_turn.engine.scorer import ANY_SIGNAL, DECLINED, HARD_STOP_MASS, allowed, decided
 
 BOUNDS = {
     "pause": 0.2,
@@ -58,6 +58,12 @@ def test_a_read_refusal_is_never_made_a_stop_request_and_a_read_topic_change_nev
     pausing = reading(0.5, 0.3, 0.1, 0.05, 0.05)
     assert decided(allowed(pausing, {}), BOUNDS) == "pause"
     assert decided(allowed(pausing, {"topic_change": 1.0}), BOUNDS) == "none"
+
+
+def test_a_declined_offer_is_neither_a_pause_nor_a_stop_request_but_a_crisis_stands():
+    assert decided(allowed(reading(0.3, 0.5, 0.1, 0.05, 0.05), {DECLINED: 1.0}), BOUNDS) == "none"
+    assert decided(allowed(reading(0.3, 0.1, 0.5, 0.05, 0.05), {DECLINED: 1.0}), BOUNDS) == "none"
+    assert decided(allowed(reading(0.3, 0.1, 0.05, 0.5, 0.05), {DECLINED: 1.0}), BOUNDS) == "acute_distress"
 
 
 def test_a_bound_is_reached_at_equality():

@@ -15,7 +15,7 @@ from interview_turn.engine.scorer import (
     may_end_in_crisis,
     signal_probabilities,
 )
-from interview_turn.engine.signals import Signals, extract, read_lexicons
+from interview_turn.engine.signals import Signals, beside_topic_change, extract, read_lexicons
 from persona_rails.local_model import text_grams
 
 WITH_SCORER = load_config()
@@ -95,6 +95,65 @@ def test_a_topic_change_the_lexicon_reads_is_neither_a_pause_nor_a_stop(text):
     signals = signals_of(WITH_SCORER, text)
     assert signals.topic_change_requested
     assert (signals.hard_stop, signals.pause_requested) == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "stop", "pause"),
+    [
+        ("Can we talk about something else? I want out of this whole thing.", HardStop.STOP_REQUEST, False),
+        ("Can we switch the subject? I'm done with this recording.", HardStop.STOP_REQUEST, False),
+        ("Let's change the subject. I can't breathe, my chest is so tight.", HardStop.ACUTE_DISTRESS, False),
+        ("换个话题吧，我不想活了。", HardStop.SELF_HARM, False),
+        ("Can we talk about something else? I need a minute.", None, True),
+        # Too few words beside the topic change to read alone: the whole answer is read.
+        ("Can we talk about something else? Something happier.", None, False),
+        ("Let's talk about something else, like my garden.", None, False),
+        ("换个话题，说说我闺女。", None, False),
+    ],
+)
+def test_what_an_answer_says_beside_a_topic_change_still_counts(text, stop, pause):
+    signals = signals_of(WITH_SCORER, text)
+    assert signals.topic_change_requested
+    assert (signals.hard_stop, signals.pause_requested) == (stop, pause)
+
+
+def test_the_words_beside_a_topic_change_are_its_other_clauses():
+    lexicon = WITH_SCORER.compiled_lexicon
+    text = WITH_SCORER.for_matching("We're not talking about Vietnam. Not ever. Ask me about something else.")
+    assert beside_topic_change(text, lexicon) == "We're not talking about Vietnam. Not ever."
+    assert (
+        beside_topic_change(
+            WITH_SCORER.for_matching("I'd rather talk about something else, please."), lexicon
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "歇会儿？不用不用，我还能说。",
+        "休息一下？不用，接着问吧。",
+        "Do I need a minute? No, I'm fine.",
+        "Stop the recording? No, leave it on.",
+    ],
+)
+def test_an_offer_repeated_and_declined_is_neither_a_pause_nor_a_stop(text):
+    signals = signals_of(WITH_SCORER, text)
+    assert (signals.hard_stop, signals.pause_requested) == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "stop", "pause"),
+    [
+        ("Can we take a break? Yes, please, I'm worn out.", None, True),
+        ("Can we stop now? No more questions.", HardStop.STOP_REQUEST, False),
+        ("休息一下好吗？我累了。", None, True),
+    ],
+)
+def test_an_offer_that_is_not_declined_still_counts(text, stop, pause):
+    signals = signals_of(WITH_SCORER, text)
+    assert (signals.hard_stop, signals.pause_requested) == (stop, pause)
 
 
 def test_what_the_model_took_for_a_pause_or_a_stop_in_a_topic_change_counts_for_none():

@@ -54,6 +54,7 @@ class CompiledLexicon:
     # Other people first, the narrator ("self") last: "I remember my father died" is his event.
     subjects: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
     negation_before: tuple[re.Pattern[str], ...]
+    declined_after: tuple[re.Pattern[str], ...]
 
     @classmethod
     def of(cls, lexicon: SignalLexicon) -> CompiledLexicon:
@@ -89,6 +90,7 @@ class CompiledLexicon:
                 )
             ),
             negation_before=compiled(lexicon.negation_before),
+            declined_after=compiled(lexicon.declined_after),
         )
 
 

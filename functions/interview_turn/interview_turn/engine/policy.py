@@ -425,6 +425,9 @@ class SignalLexicon(_Artifact):
     hard_stops: HardStopPatterns
     # A stop phrase right after one of these ("I don't want to stop", 不想停) is not a stop.
     negation_before: Patterns
+    # Read right after a pause or stop phrase: the narrator repeats an offer and declines it
+    # ("Take a break? No, no, go on.", 歇会儿？不用不用). Optional: a lexicon without it declines none.
+    declined_after: list[Pattern] = Field(default_factory=list)
     refusal: Patterns
     discomfort: Patterns
     # A request to slow down or pause ("Could we take a break?", 慢一点好吗？): de-escalates.

@@ -47,6 +47,10 @@ HARD_STOP_MASS = "hard_stop_mass"
 ANY_SIGNAL = "any_signal"
 
 
+# The lexicons' reading of a pause or stop offer repeated and declined ("A break? No, go on.").
+DECLINED = "declined"
+
+
 def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -> dict[str, float]:
     """The probabilities with the classes the lexicon's readings rule out set to 0. A refusal or a
     discomfort the lexicon reads ("I'd rather not talk about him", "This is too painful.")
@@ -60,6 +64,11 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
         # likeliest class ("This is too painful." read as acute distress).
         kept["none"] += kept[HardStop.STOP_REQUEST.value]
         kept[HardStop.STOP_REQUEST.value] = 0.0
+    if DECLINED in features:
+        # The narrator has just turned a pause or a stop down; the model's n-grams still hold the
+        # offer's words (歇会儿？不用不用: 0.9 pause).
+        kept["none"] += kept["pause"] + kept[HardStop.STOP_REQUEST.value]
+        kept["pause"] = kept[HardStop.STOP_REQUEST.value] = 0.0
     if "topic_change" in features:
         # Asking for another topic is asking to go on: neither a pause nor a stop, and what the
         # model took for either counts for none. Removed instead, the pause's share left a stop
@@ -103,6 +112,12 @@ def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> 
     if pause_leads(probabilities) and hard_mass + probabilities["pause"] >= bounds.get(ANY_SIGNAL, math.inf):
         return "pause"
     return "none"
+
+
+def own_bounds(bounds: Mapping[str, float]) -> dict[str, float]:
+    """The bounds without the summed hard-stop rule: a hard stop only as the likeliest class, at
+    its own bound."""
+    return {name: bound for name, bound in bounds.items() if name != HARD_STOP_MASS}
 
 
 def signal_probabilities(

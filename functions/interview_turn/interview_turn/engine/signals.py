@@ -19,17 +19,21 @@ The LLM-assisted mode (assisted.py) merges a model's scores into these, never re
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 from interview_turn.engine.closing import closing_words
 from interview_turn.engine.config import CompiledLexicon, InterviewConfig
 from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
 from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
 from interview_turn.engine.scorer import (
+    DECLINED,
     crisis_in_closing_words,
     learned_emotion,
     learned_signal,
     may_end_in_crisis,
+    own_bounds,
     signal_probabilities,
 )
 from persona_rails.local_model import LocalModel, text_grams
@@ -112,16 +116,30 @@ _DECLINING = frozenset({"topic_change", "refusal", "discomfort"})
 EMOTION_FEATURE = 0.3
 
 
-def _unnegated(
-    patterns: tuple[re.Pattern[str], ...], text: str, negations: tuple[re.Pattern[str], ...]
-) -> bool:
-    """A match that no negation right before it cancels: "I don't want to stop", 不想停下来."""
+class Match(Enum):
+    """How a pause or stop phrase stands in an answer."""
+
+    STANDS = "stands"
+    # Every match repeats an offer and declines it ("A break? No, go on."), and none is negated.
+    DECLINED = "declined"
+
+
+def _unnegated(patterns: tuple[re.Pattern[str], ...], text: str, lexicon: CompiledLexicon) -> Match | None:
+    """Whether a match stands: no negation right before it cancels it ("I don't want to stop",
+    不想停下来), and it is not an offer repeated and declined right after it ("A break? No, go on.",
+    歇会儿？不用不用). Otherwise DECLINED when one was declined, None when none."""
+    declined = False
     for pattern in patterns:
         for match in pattern.finditer(text):
             before = text[max(0, match.start() - NEGATION_WINDOW) : match.start()]
-            if not any(negation.search(before) for negation in negations):
-                return True
-    return False
+            if any(negation.search(before) for negation in lexicon.negation_before):
+                continue
+            after = text[match.end() : match.end() + NEGATION_WINDOW]
+            if any(decline.match(after) for decline in lexicon.declined_after):
+                declined = True
+                continue
+            return Match.STANDS
+    return Match.DECLINED if declined else None
 
 
 def hard_stop(text: str, lexicon: CompiledLexicon) -> HardStop | None:
@@ -157,11 +175,14 @@ class LexiconReading:
 
 
 def read_lexicons(text: str, lexicon: CompiledLexicon) -> LexiconReading:
+    stop = _unnegated(lexicon.stop_request, text, lexicon)
+    pacing = _unnegated(lexicon.pacing, text, lexicon)
     present = {
         HardStop.SELF_HARM.value: _any(lexicon.self_harm, text),
         HardStop.ACUTE_DISTRESS.value: _any(lexicon.acute_distress, text),
-        HardStop.STOP_REQUEST.value: _unnegated(lexicon.stop_request, text, lexicon.negation_before),
-        "pacing": _unnegated(lexicon.pacing, text, lexicon.negation_before),
+        HardStop.STOP_REQUEST.value: stop is Match.STANDS,
+        "pacing": pacing is Match.STANDS,
+        DECLINED: Match.DECLINED in (stop, pacing),
         "refusal": _any(lexicon.refusal, text),
         "discomfort": _any(lexicon.discomfort, text),
         "topic_change": _any(lexicon.topic_change, text),
@@ -210,6 +231,38 @@ def elaboration(text: str, lexicon: CompiledLexicon, config: InterviewConfig) ->
     )
 
 
+# Fewer words than this beside a topic change say too little to read alone: the signal model,
+# fitted on whole answers, reads "please." as 0.43 a stop request.
+BESIDE_MIN_WORDS = 4
+# Where a folded answer's clauses end.
+CLAUSE_END = re.compile(r"[,;.!?…]+")
+
+
+def beside_topic_change(text: str, lexicon: CompiledLexicon) -> str | None:
+    """The clauses of an answer that do not ask for another topic, or None when none says
+    anything. The signal model reads these instead of the whole: asking for another topic is
+    asking to go on, but what else the answer says still counts ("We're not talking about
+    Vietnam. Not ever. Ask me about something else." is a stop request). Whole clauses, not the
+    words that matched: "I'd rather , please." reads as nothing an answer would say."""
+    kept = [clause.strip() for clause in CLAUSE_END.split(text) if not _any(lexicon.topic_change, clause)]
+    beside = ". ".join(clause for clause in kept if _WORD.search(clause)) + "."
+    return beside if words(beside) >= BESIDE_MIN_WORDS else None
+
+
+def _model_reading(
+    model: LocalModel, text: str, reading: LexiconReading, ngrams: frozenset[str], lexicon: CompiledLexicon
+) -> tuple[dict[str, float], Mapping[str, float]]:
+    """The signal model's probabilities for an answer, and the bounds to decide them by. Beside a
+    topic change, the other clauses are read alone (`beside_topic_change`), and a hard stop there
+    needs its own class's bound: the summed rule, fitted on whole answers, fires on a fragment's
+    spread ("这个不提了不提了. 比如我年轻时候打篮球." reads 0.22 self-harm and 0.13 a stop request)."""
+    beside = beside_topic_change(text, lexicon) if "topic_change" in reading.found else None
+    if beside is None:
+        return signal_probabilities(model, ngrams, reading.features), model.thresholds
+    features = read_lexicons(beside, lexicon).features
+    return signal_probabilities(model, text_grams(beside), features), own_bounds(model.thresholds)
+
+
 def _crisis_at_the_end(config: InterviewConfig, model: LocalModel, answer: str) -> bool:
     """Acute distress that breaks off a story, read in the answer's closing words alone
     (engine/closing.py); only the signal model reads them: the lexicons have read the whole."""
@@ -239,8 +292,8 @@ def extract(
         # An answer that may end in a crisis has its closing words read alone too.
         features = reading.features
         ngrams = text_grams(text)
-        probabilities = signal_probabilities(models.signals, ngrams, features)
-        learned_stop, learned_pause = learned_signal(probabilities, models.signals.thresholds)
+        probabilities, bounds = _model_reading(models.signals, text, reading, ngrams, lexicon)
+        learned_stop, learned_pause = learned_signal(probabilities, bounds)
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
