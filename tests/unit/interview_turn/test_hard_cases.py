@@ -128,6 +128,35 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
 
 
 @pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        # Typed on a phone, by the narrator or a relative (y's misses, said afresh).
+        ("Some nights I think of jumping off the bridge, end of story.", HardStop.SELF_HARM),
+        ("点解我仲未死呀，日日都係咁。", HardStop.SELF_HARM),
+        ("Honestly I'm hoping not to be around for another winter.", HardStop.SELF_HARM),
+        ("佢成日讲想去陪老伴。", HardStop.SELF_HARM),
+        ("阿爷你把我也带走吧。", HardStop.SELF_HARM),
+        ("依家佢喘到好犀利，点算？", HardStop.ACUTE_DISTRESS),
+        ("我手抖得拿不住手机了。", HardStop.ACUTE_DISTRESS),
+        ("Dad's disoriented and pulling at his drip right now.", HardStop.ACUTE_DISTRESS),
+        ("I'd like to stop here, please, for good.", HardStop.STOP_REQUEST),
+        ("We're done with these recordings.", HardStop.STOP_REQUEST),
+        ("把这个录音机关掉。", HardStop.STOP_REQUEST),
+        ("When I was a girl I'd think about jumping off the high board but I never dared.", None),
+        ("那棵树怎么还没死，真是命硬。", None),
+        ("我想去陪我女儿住几天。", None),
+        ("累到想死，可是第二天还得上工。", None),
+        ("我们现在喘口气再说吧。", None),
+        ("后来厂子倒闭，机器关了，人都散了。", None),
+        ("I'm a bit confused right now about the dates.", None),
+        ("I'd like to end this chapter with my wedding.", None),
+    ],
+)
+def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):
+    assert lexicon_reading(text) is stop
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My grandmother died by suicide when I was ten.",

@@ -81,6 +81,14 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("For one second I thought he'd drown.", False),
         # How long something lasted.
         ("One minute.", False),
+        # Typed on a phone (y's misses, said afresh).
+        ("can carry on tomorrow or not?", True),
+        ("唔该问慢啲。", True),
+        ("can pause first? dinner ready", True),
+        ("我去接个电话，回来继续讲。", True),
+        ("Sorry, I need to stop for a minute.", True),
+        ("We had to stop for a minute at every station.", False),
+        ("他们回来继续讲他们的故事。", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):

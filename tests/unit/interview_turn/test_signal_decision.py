@@ -32,8 +32,8 @@ def test_hard_stops_that_together_outweigh_a_pause_make_the_likeliest_of_them_a_
 
 
 def test_hard_stops_together_below_their_bound_or_a_pause_decide_nothing_graver():
-    # 30 % of hard stops is under the 35 % bound; the rest reaches the any-signal bound: a pause.
-    assert decided(reading(0.55, 0.15, 0.1, 0.1, 0.1), BOUNDS) == "pause"
+    # 31 % of hard stops is under the 35 % bound; the rest reaches the any-signal bound: a pause.
+    assert decided(reading(0.5, 0.1875, 0.125, 0.0625, 0.125), BOUNDS) == "pause"
     # A pause the model reads first stays a pause, though the hard stops together hold more.
     assert decided(reading(0.1, 0.4, 0.15, 0.15, 0.2), BOUNDS) == "pause"
 
@@ -76,8 +76,9 @@ def test_a_bound_is_reached_at_equality():
 def test_a_pause_from_every_signal_needs_the_pause_to_lead_the_signals():
     # Every signal together is 50 %, past the any-signal bound, but self-harm leads the pause.
     assert decided(reading(0.5, 0.125, 0.0625, 0.0625, 0.25), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "none"
-    # A tie with the likeliest hard stop is enough.
-    assert decided(reading(0.5, 0.125, 0.125, 0.125, 0.125), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "pause"
+    # A tie with the likeliest hard stop is enough, when the hard stops together are at most twice it.
+    assert decided(reading(0.5, 0.25, 0.25, 0.0, 0.0), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "pause"
+    assert decided(reading(0.25, 0.2, 0.2, 0.2, 0.15), {**BOUNDS, HARD_STOP_MASS: 1.0}) == "none"
 
 
 def test_a_read_discomfort_is_never_made_a_stop_request_either():

@@ -10,9 +10,9 @@ from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import HardStop, TopicState
 from interview_turn.engine.scorer import (
     allowed,
-    crisis_in_closing_words,
     learned_signal,
-    may_end_in_crisis,
+    may_end_in_a_signal,
+    signal_in_closing_words,
     signal_probabilities,
 )
 from interview_turn.engine.signals import Signals, beside_topic_change, extract, read_lexicons
@@ -291,12 +291,12 @@ def test_a_crisis_that_breaks_off_a_story_is_read_in_its_closing_words(text):
 )
 def test_symptoms_remembered_in_the_closing_words_add_nothing(text):
     # Read whole, the answer gives acute distress enough weight that its closing words are read.
-    assert may_end_in_crisis(probabilities_of(text))
+    assert may_end_in_a_signal(probabilities_of(text))
     read = signals_of(WITH_SCORER, text)
     assert (read.hard_stop, read.pause_requested) == (None, False)
 
 
-def test_closing_words_give_acute_distress_only():
+def test_closing_words_give_acute_distress_or_a_pause_only():
     closing = WITH_SCORER.for_matching("I won't say more about that. Put it in the book though.")
     features = read_lexicons(closing, WITH_SCORER.compiled_lexicon).features
     models = WITH_SCORER.local_models
@@ -306,11 +306,37 @@ def test_closing_words_give_acute_distress_only():
         HardStop.STOP_REQUEST,
         False,
     )
-    assert not crisis_in_closing_words(models.signals, closing, features)
+    assert signal_in_closing_words(models.signals, closing, features) is None
 
 
-def test_an_answer_with_no_weight_of_acute_distress_is_read_once():
-    story = (
-        "We ran the shop for thirty years. Saturdays were the busiest. I still miss the smell of the bread."
-    )
-    assert not may_end_in_crisis(probabilities_of(story))
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We farmed outside Ballarat until the drought in 1983, then Dad sold up and we moved to "
+        "Geelong and I started at the Ford plant. Mum never really settled there, she missed her "
+        "sisters. Sorry love, let me sit with it a moment. It's all coming back.",
+        "我们家那时候住在筒子楼里，一层楼十几户人家共用一个水龙头，早上排队洗脸……哎你等我一下，我去开个门。",
+    ],
+)
+def test_a_pause_asked_for_after_a_story_is_read_in_its_closing_words(text):
+    models = WITH_SCORER.local_models
+    assert models is not None
+    probabilities = probabilities_of(text)
+    # Read whole, the story outweighs the request, and the lexicons list none of its words.
+    assert learned_signal(probabilities, models.signals.thresholds) == (None, False)
+    assert signals_of(LEXICONS_ONLY, text).pause_requested is False
+    assert may_end_in_a_signal(probabilities)
+    read = signals_of(WITH_SCORER, text)
+    assert (read.hard_stop, read.pause_requested) == (None, True)
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "Dad ran the bakery on Church Street for thirty years. Saturdays were the busiest. I still "
+        "miss the smell of the bread.",
+        "我们家开了三十年的面包店。礼拜六最忙。我到现在还想念那股面包香。",
+    ],
+)
+def test_an_answer_with_no_weight_of_a_crisis_or_a_pause_is_read_once(story):
+    assert not may_end_in_a_signal(probabilities_of(story))

@@ -84,10 +84,22 @@ def hard_stop_mass(probabilities: Mapping[str, float]) -> float:
     return sum(probabilities[stop] for stop in HARD_STOPS)
 
 
+# A pause leads the signals when it is the likeliest signal and at least this share of the three
+# hard stops together: a pause that barely tops each of three hard stops is a spread, not a
+# request ("我不想让妈妈担心，所以没告诉她。" read 0.11 a pause against 0.10 a stop request and 0.26 of
+# hard stops). No labelled answer's decision depends on it (docs/judges.md).
+PAUSE_SHARE_OF_HARD_STOPS = 0.5
+
+
 def pause_leads(probabilities: Mapping[str, float]) -> bool:
-    """Whether a pause is possible and at least as likely as each hard stop."""
+    """Whether a pause is possible, at least as likely as each hard stop, and not outweighed by the
+    three together (`PAUSE_SHARE_OF_HARD_STOPS`)."""
     pause = probabilities["pause"]
-    return pause > 0 and pause >= max(probabilities[stop] for stop in HARD_STOPS)
+    return (
+        pause > 0
+        and pause >= max(probabilities[stop] for stop in HARD_STOPS)
+        and pause >= PAUSE_SHARE_OF_HARD_STOPS * hard_stop_mass(probabilities)
+    )
 
 
 def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> str:
@@ -141,32 +153,37 @@ def learned_signal(
 
 
 # The probability at which closing words read alone are acute distress (engine/closing.py), when
-# it is also their likeliest class. Over every labelled answer (5,614, 1,247 with closing words),
-# no answer labelled otherwise has closing words whose likeliest class is acute distress above
-# 0.32; the crises that break off a story read 0.6-0.96 (docs/judges.md).
-CLOSING_CRISIS = 0.5
-# The closing words are read only when the whole answer is already this likely acute distress: a
-# crisis at the end still weighs a little in the whole (0.04 under a long story of bees and honey,
-# `test_signal_scorer.py`), where the benchmark corpus's answers stay under 0.006. Most answers
-# are read once.
-CLOSING_GATE = 0.01
+# it is also their likeliest class. Over every labelled answer (5,914, 1,084 distinct with closing
+# words), no answer labelled otherwise has closing words whose likeliest class is acute distress
+# above 0.32, but a stroke remembered after an ellipsis (`test_signal_scorer.py`) reads 0.50; the
+# crises that break off a story read 0.6-0.96 (docs/judges.md).
+CLOSING_CRISIS = 0.6
+# The same for a pause asked for after a story ("…and my mother cried. I think I need to stop a
+# moment. It's a lot."): the answers labelled otherwise read at most 0.6 (a story of resting in
+# the car), the pauses missed whole 0.78-0.86.
+CLOSING_PAUSE = 0.7
+# The closing words are read only when the whole answer is already this likely acute distress or
+# a pause: a signal at the end still weighs a little in the whole (acute distress 0.04 under a
+# long story of bees and honey, `test_signal_scorer.py`; a pause 0.009 under a voyage), where
+# most of the benchmark corpus's answers stay under both. Most answers are read once.
+CLOSING_GATE = {HardStop.ACUTE_DISTRESS.value: 0.01, "pause": 0.005}
+# What closing words read alone may add, and at what probability.
+CLOSING_SIGNALS = {HardStop.ACUTE_DISTRESS.value: CLOSING_CRISIS, "pause": CLOSING_PAUSE}
 
 
-def may_end_in_crisis(probabilities: Mapping[str, float]) -> bool:
+def may_end_in_a_signal(probabilities: Mapping[str, float]) -> bool:
     """Whether an answer's closing words are worth reading alone (`CLOSING_GATE`)."""
-    return probabilities[HardStop.ACUTE_DISTRESS.value] >= CLOSING_GATE
+    return any(probabilities[name] >= gate for name, gate in CLOSING_GATE.items())
 
 
-def crisis_in_closing_words(model: LocalModel, closing: str, features: Mapping[str, float]) -> bool:
-    """Whether an answer's closing words, read alone (with their own lexicon readings), are acute
-    distress: the likeliest class, at `CLOSING_CRISIS` or more. Only acute distress: alone, short
-    closing words read as a stop request or self-harm far too readily ("I don't talk about him
-    much. But I want him in the book." is 0.67 a stop request)."""
+def signal_in_closing_words(model: LocalModel, closing: str, features: Mapping[str, float]) -> str | None:
+    """What an answer's closing words, read alone (with their own lexicon readings), add: acute
+    distress or a pause, when it is their likeliest class at its `CLOSING_SIGNALS` probability.
+    Only these two: alone, short closing words read as a stop request or self-harm far too readily
+    ("I don't talk about him much. But I want him in the book." is 0.67 a stop request)."""
     probabilities = allowed(model.probabilities(closing, features), features)
-    acute = HardStop.ACUTE_DISTRESS.value
-    return (
-        max(probabilities, key=probabilities.__getitem__) == acute and probabilities[acute] >= CLOSING_CRISIS
-    )
+    top = max(probabilities, key=probabilities.__getitem__)
+    return top if probabilities[top] >= CLOSING_SIGNALS.get(top, math.inf) else None
 
 
 def learned_emotion(

@@ -29,11 +29,11 @@ from interview_turn.engine.facts import FactConflict, conflicts, extract_facts
 from interview_turn.engine.model import SEVERITY, Fact, HardStop, Phase, TopicState, graver
 from interview_turn.engine.scorer import (
     DECLINED,
-    crisis_in_closing_words,
     learned_emotion,
     learned_signal,
-    may_end_in_crisis,
+    may_end_in_a_signal,
     own_bounds,
+    signal_in_closing_words,
     signal_probabilities,
 )
 from persona_rails.local_model import LocalModel, text_grams
@@ -263,14 +263,14 @@ def _model_reading(
     return signal_probabilities(model, text_grams(beside), features), own_bounds(model.thresholds)
 
 
-def _crisis_at_the_end(config: InterviewConfig, model: LocalModel, answer: str) -> bool:
-    """Acute distress that breaks off a story, read in the answer's closing words alone
+def _signal_at_the_end(config: InterviewConfig, model: LocalModel, answer: str) -> str | None:
+    """Acute distress or a pause that breaks off a story, read in the answer's closing words alone
     (engine/closing.py); only the signal model reads them: the lexicons have read the whole."""
     said = closing_words(answer)
     if said is None:
-        return False
+        return None
     closing = config.for_matching(said)
-    return crisis_in_closing_words(model, closing, read_lexicons(closing, config.compiled_lexicon).features)
+    return signal_in_closing_words(model, closing, read_lexicons(closing, config.compiled_lexicon).features)
 
 
 def extract(
@@ -289,7 +289,7 @@ def extract(
         # nothing away but one: a stop request that names a return and that the model reads as a
         # pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，下个礼拜再继续).
         # A pause keeps the session open for the return, where a stop would close it for good.
-        # An answer that may end in a crisis has its closing words read alone too.
+        # An answer that may end in a crisis or a pause has its closing words read alone too.
         features = reading.features
         ngrams = text_grams(text)
         probabilities, bounds = _model_reading(models.signals, text, reading, ngrams, lexicon)
@@ -297,12 +297,11 @@ def extract(
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
-        if (
-            stop is None
-            and may_end_in_crisis(probabilities)
-            and _crisis_at_the_end(config, models.signals, answer)
-        ):
-            stop = HardStop.ACUTE_DISTRESS
+        if stop is None and may_end_in_a_signal(probabilities):
+            at_the_end = _signal_at_the_end(config, models.signals, answer)
+            if at_the_end == HardStop.ACUTE_DISTRESS.value:
+                stop = HardStop.ACUTE_DISTRESS
+            learned_pause = learned_pause or at_the_end == "pause"
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, ngrams, features, config.emotion_scale))
     pause = pause and stop is None
