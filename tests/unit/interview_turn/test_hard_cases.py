@@ -132,9 +132,8 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
     [
         # Typed on a phone, by the narrator or a relative (y's misses, said afresh).
         ("Some nights I think of jumping off the bridge, end of story.", HardStop.SELF_HARM),
-        ("点解我仲未死呀，日日都係咁。", HardStop.SELF_HARM),
+        ("日日都谂，点解我仲未死。", HardStop.SELF_HARM),
         ("Honestly I'm hoping not to be around for another winter.", HardStop.SELF_HARM),
-        ("佢成日讲想去陪老伴。", HardStop.SELF_HARM),
         ("阿爷你把我也带走吧。", HardStop.SELF_HARM),
         ("依家佢喘到好犀利，点算？", HardStop.ACUTE_DISTRESS),
         ("我手抖得拿不住手机了。", HardStop.ACUTE_DISTRESS),
@@ -150,6 +149,29 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("后来厂子倒闭，机器关了，人都散了。", None),
         ("I'm a bit confused right now about the dates.", None),
         ("I'd like to end this chapter with my wedding.", None),
+        # An independent review's ordinary sentences.
+        ("When I was finished with the book, I sent it to my sister in Leeds.", None),
+        ("下班前要把机器关掉，不然要罚款。", None),
+        ("I told my boss I won't be continuing after June.", None),
+        ("那次车祸以后，为什么我还没死，连医生都说不清。", None),
+        ("退休以后我想去陪女儿带孩子。", None),
+        ("小时候…我都哭着喊：把我也带走吧！", None),
+        ("Every summer the boys thought about jumping off the bridge into the creek.", None),
+        ("We hope not to be around here next winter, we're moving to Queensland.", None),
+        ("我现在走几步就喘。", None),
+        ("他走了三年，我现在提起他还是说不出话。", None),
+        ("我爷爷晚年手抖得拿不住筷子。", None),
+        ("I'm not disoriented right now, I know exactly what year it is.", None),
+        # The development sets' remaining words (i-l, x, s), said afresh.
+        ("喘不上气了", HardStop.ACUTE_DISTRESS),
+        ("我这喉咙像被人掐住了一样。", HardStop.ACUTE_DISTRESS),
+        ("我已经没有以后了，还写什么回忆录。", HardStop.SELF_HARM),
+        ("这辈子的路走到头了。", HardStop.SELF_HARM),
+        ("冇咗我，佢哋仲好过。", HardStop.SELF_HARM),
+        ("不干了，你们走吧。", HardStop.STOP_REQUEST),
+        ("他说这条路走到头了就是海。", None),
+        ("我一直觉得他没有我会过得更好，所以离开了他。", None),
+        ("我跟老板说我不干了，第二天就去了深圳。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

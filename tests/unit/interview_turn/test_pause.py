@@ -89,6 +89,14 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("Sorry, I need to stop for a minute.", True),
         ("We had to stop for a minute at every station.", False),
         ("他们回来继续讲他们的故事。", False),
+        ("Could we do the rest another day?", True),
+        ("我想唞下先。", True),
+        ("嗯，等一会儿。", True),
+        ("那时候我们每天歇阵就继续开工。", False),
+        ("我手抖吓抖吓，冇事。", False),
+        ("Nobody can pause time, my mother used to say.", False),
+        ("爸爸下班回来继续说他的故事。", False),
+        ("The party could go on later than midnight back then.", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):

@@ -108,7 +108,9 @@ def test_a_topic_change_the_lexicon_reads_is_neither_a_pause_nor_a_stop(text):
         # Too few words beside the topic change to read alone: the whole answer is read.
         ("Can we talk about something else? Something happier.", None, False),
         ("Let's talk about something else, like my garden.", None, False),
+        # Read alone, and nothing in them.
         ("换个话题，说说我闺女。", None, False),
+        ("Let's talk about something else, like my garden and the roses Dad planted.", None, False),
     ],
 )
 def test_what_an_answer_says_beside_a_topic_change_still_counts(text, stop, pause):
@@ -127,6 +129,18 @@ def test_the_words_beside_a_topic_change_are_its_other_clauses():
         )
         is None
     )
+    chinese = WITH_SCORER.for_matching("换个话题吧。我不想再做这个访谈了。")
+    assert beside_topic_change(chinese, lexicon) == "我不想再做这个访谈了."
+
+
+def test_a_stop_the_lexicons_miss_beside_a_topic_change_is_read_in_the_other_clauses():
+    text = "Can we talk about something else? I want out of this whole thing."
+    assert signals_of(LEXICONS_ONLY, text).hard_stop is None
+    # Read whole, the topic change rules the model's stop request out.
+    models = WITH_SCORER.local_models
+    assert models is not None
+    assert learned_signal(probabilities_of(text), models.signals.thresholds) == (None, False)
+    assert signals_of(WITH_SCORER, text).hard_stop is HardStop.STOP_REQUEST
 
 
 @pytest.mark.parametrize(
@@ -148,6 +162,8 @@ def test_an_offer_repeated_and_declined_is_neither_a_pause_nor_a_stop(text):
     [
         ("Can we take a break? Yes, please, I'm worn out.", None, True),
         ("Can we stop now? No more questions.", HardStop.STOP_REQUEST, False),
+        ("Could we stop for today? No more, please.", HardStop.STOP_REQUEST, False),
+        ("休息一下？不用问我了，我真的撑不住了。", None, True),
         ("休息一下好吗？我累了。", None, True),
     ],
 )

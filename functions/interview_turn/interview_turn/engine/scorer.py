@@ -126,12 +126,6 @@ def decided(probabilities: Mapping[str, float], bounds: Mapping[str, float]) -> 
     return "none"
 
 
-def own_bounds(bounds: Mapping[str, float]) -> dict[str, float]:
-    """The bounds without the summed hard-stop rule: a hard stop only as the likeliest class, at
-    its own bound."""
-    return {name: bound for name, bound in bounds.items() if name != HARD_STOP_MASS}
-
-
 def signal_probabilities(
     model: LocalModel, found: AbstractSet[str], features: Mapping[str, float]
 ) -> dict[str, float]:

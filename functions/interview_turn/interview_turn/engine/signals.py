@@ -19,7 +19,6 @@ The LLM-assisted mode (assisted.py) merges a model's scores into these, never re
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -32,7 +31,6 @@ from interview_turn.engine.scorer import (
     learned_emotion,
     learned_signal,
     may_end_in_a_signal,
-    own_bounds,
     signal_in_closing_words,
     signal_probabilities,
 )
@@ -120,12 +118,12 @@ class Match(Enum):
     """How a pause or stop phrase stands in an answer."""
 
     STANDS = "stands"
-    # Every match repeats an offer and declines it ("A break? No, go on."), and none is negated.
+    # No match stands, and at least one repeats an offer and declines it ("A break? No, go on.").
     DECLINED = "declined"
 
 
-def _unnegated(patterns: tuple[re.Pattern[str], ...], text: str, lexicon: CompiledLexicon) -> Match | None:
-    """Whether a match stands: no negation right before it cancels it ("I don't want to stop",
+def _standing(patterns: tuple[re.Pattern[str], ...], text: str, lexicon: CompiledLexicon) -> Match | None:
+    """STANDS when a match stands: no negation right before it cancels it ("I don't want to stop",
     不想停下来), and it is not an offer repeated and declined right after it ("A break? No, go on.",
     歇会儿？不用不用). Otherwise DECLINED when one was declined, None when none."""
     declined = False
@@ -175,8 +173,8 @@ class LexiconReading:
 
 
 def read_lexicons(text: str, lexicon: CompiledLexicon) -> LexiconReading:
-    stop = _unnegated(lexicon.stop_request, text, lexicon)
-    pacing = _unnegated(lexicon.pacing, text, lexicon)
+    stop = _standing(lexicon.stop_request, text, lexicon)
+    pacing = _standing(lexicon.pacing, text, lexicon)
     present = {
         HardStop.SELF_HARM.value: _any(lexicon.self_harm, text),
         HardStop.ACUTE_DISTRESS.value: _any(lexicon.acute_distress, text),
@@ -234,16 +232,14 @@ def elaboration(text: str, lexicon: CompiledLexicon, config: InterviewConfig) ->
 # Fewer words than this beside a topic change say too little to read alone: the signal model,
 # fitted on whole answers, reads "please." as 0.43 a stop request.
 BESIDE_MIN_WORDS = 4
-# Where a folded answer's clauses end.
-CLAUSE_END = re.compile(r"[,;.!?…]+")
+# Where a folded answer's clauses end (folding keeps the Chinese full stop).
+CLAUSE_END = re.compile(r"[,;.!?…。！？；]+")
 
 
 def beside_topic_change(text: str, lexicon: CompiledLexicon) -> str | None:
-    """The clauses of an answer that do not ask for another topic, or None when none says
-    anything. The signal model reads these instead of the whole: asking for another topic is
-    asking to go on, but what else the answer says still counts ("We're not talking about
-    Vietnam. Not ever. Ask me about something else." is a stop request). Whole clauses, not the
-    words that matched: "I'd rather , please." reads as nothing an answer would say."""
+    """The clauses of an answer that do not ask for another topic, or None when they hold fewer
+    than `BESIDE_MIN_WORDS` words. Whole clauses, not the words around the match: "I'd rather ,
+    please." reads as nothing an answer would say."""
     kept = [clause.strip() for clause in CLAUSE_END.split(text) if not _any(lexicon.topic_change, clause)]
     beside = ". ".join(clause for clause in kept if _WORD.search(clause)) + "."
     return beside if words(beside) >= BESIDE_MIN_WORDS else None
@@ -251,16 +247,15 @@ def beside_topic_change(text: str, lexicon: CompiledLexicon) -> str | None:
 
 def _model_reading(
     model: LocalModel, text: str, reading: LexiconReading, ngrams: frozenset[str], lexicon: CompiledLexicon
-) -> tuple[dict[str, float], Mapping[str, float]]:
-    """The signal model's probabilities for an answer, and the bounds to decide them by. Beside a
-    topic change, the other clauses are read alone (`beside_topic_change`), and a hard stop there
-    needs its own class's bound: the summed rule, fitted on whole answers, fires on a fragment's
-    spread ("这个不提了不提了. 比如我年轻时候打篮球." reads 0.22 self-harm and 0.13 a stop request)."""
+) -> dict[str, float]:
+    """The signal model's probabilities for an answer. Beside a topic change, the other clauses
+    are read alone (`beside_topic_change`): asking for another topic is asking to go on, but a
+    pause, a crisis or a stop said with it still counts ("换个话题吧，我不想活了。"; "We're not
+    talking about Vietnam. Not ever. Ask me about something else." is a stop request)."""
     beside = beside_topic_change(text, lexicon) if "topic_change" in reading.found else None
     if beside is None:
-        return signal_probabilities(model, ngrams, reading.features), model.thresholds
-    features = read_lexicons(beside, lexicon).features
-    return signal_probabilities(model, text_grams(beside), features), own_bounds(model.thresholds)
+        return signal_probabilities(model, ngrams, reading.features)
+    return signal_probabilities(model, text_grams(beside), read_lexicons(beside, lexicon).features)
 
 
 def _signal_at_the_end(config: InterviewConfig, model: LocalModel, answer: str) -> str | None:
@@ -292,8 +287,8 @@ def extract(
         # An answer that may end in a crisis or a pause has its closing words read alone too.
         features = reading.features
         ngrams = text_grams(text)
-        probabilities, bounds = _model_reading(models.signals, text, reading, ngrams, lexicon)
-        learned_stop, learned_pause = learned_signal(probabilities, bounds)
+        probabilities = _model_reading(models.signals, text, reading, ngrams, lexicon)
+        learned_stop, learned_pause = learned_signal(probabilities, models.signals.thresholds)
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
