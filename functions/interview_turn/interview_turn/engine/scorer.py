@@ -56,7 +56,8 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
     discomfort the lexicon reads ("I'd rather not talk about him", "This is too painful.")
     declines or eases a topic, which the safety overlay answers by stepping sideways: never a
     stop, only, when likely enough, a pause. A topic change the lexicon reads ("Can we talk about
-    something else?") is redirected to the next planned topic, neither paused nor stopped."""
+    something else?") is redirected to the next planned topic, neither paused nor stopped, and an
+    offer repeated and declined ("A break? No, go on.") asks for neither either."""
     kept = dict(probabilities)
     if "refusal" in features or "discomfort" in features:
         # The stop request's share goes to `none`, not away: what the model took for a stop is
@@ -64,16 +65,13 @@ def allowed(probabilities: Mapping[str, float], features: Mapping[str, float]) -
         # likeliest class ("This is too painful." read as acute distress).
         kept["none"] += kept[HardStop.STOP_REQUEST.value]
         kept[HardStop.STOP_REQUEST.value] = 0.0
-    if DECLINED in features:
-        # The narrator has just turned a pause or a stop down; the model's n-grams still hold the
-        # offer's words (歇会儿？不用不用: 0.9 pause).
-        kept["none"] += kept["pause"] + kept[HardStop.STOP_REQUEST.value]
-        kept["pause"] = kept[HardStop.STOP_REQUEST.value] = 0.0
-    if "topic_change" in features:
+    if "topic_change" in features or DECLINED in features:
         # Asking for another topic is asking to go on: neither a pause nor a stop, and what the
         # model took for either counts for none. Removed instead, the pause's share left a stop
         # request the likeliest class ("Can we talk about something else?": 0.66 pause, 0.22
         # stop request), and "I'd rather talk about something else, please." read 0.34 a stop.
+        # So for an offer repeated and declined: the model's n-grams still hold the offer's words
+        # (歇会儿？不用不用: 0.9 a pause).
         kept["none"] += kept["pause"] + kept[HardStop.STOP_REQUEST.value]
         kept["pause"] = kept[HardStop.STOP_REQUEST.value] = 0.0
     return kept
