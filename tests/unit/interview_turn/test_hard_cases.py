@@ -172,6 +172,17 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("他说这条路走到头了就是海。", None),
         ("我一直觉得他没有我会过得更好，所以离开了他。", None),
         ("我跟老板说我不干了，第二天就去了深圳。", None),
+        # A voice session's gaps (q, read blind on c72e518), said afresh.
+        ("Everyone I had is gone. I can't think why I'm still hanging on.", HardStop.SELF_HARM),
+        ("我现在就等那天，越快越好。", HardStop.SELF_HARM),
+        ("这些药我偷偷倒了，早点解脱。", HardStop.SELF_HARM),
+        ("活到这把年纪，我不打算再撑多久了。", HardStop.SELF_HARM),
+        ("I don't know why I'm still hanging on to his old letters.", None),
+        ("I wondered why I was still hanging around that town.", None),
+        ("孙子结婚？我就等着那一天，热热闹闹的。", None),
+        ("药要按时吃，早点完事早点睡。", None),
+        ("他们不想再熬夜了，第二天还要上工。", None),
+        ("你先别问了，让我缓缓。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

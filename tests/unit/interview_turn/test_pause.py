@@ -97,6 +97,8 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("Nobody can pause time, my mother used to say.", False),
         ("爸爸下班回来继续说他的故事。", False),
         ("The party could go on later than midnight back then.", False),
+        # "Don't ask for now" (q): a pause, not the end.
+        ("你先别问了，让我缓缓。", True),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
