@@ -52,3 +52,33 @@ def test_every_judge_has_floors_for_every_language(name):
     for language in getattr(judge(name), "languages", ("zh", "en", "mixed")):
         assert any(key.startswith(f"languages.{language}.labels.") for key in floors)
     assert any(key.startswith("transforms.") for key in floors)
+
+
+def test_only_hedged_chunks_that_warrant_no_interruption_count_as_hedged_false_alarms(tmp_path, capsys):
+    # The second speaker reports a claim and then makes it their own: that may warrant an
+    # interruption, so it is no hedged false alarm whatever the chair decides.
+    base = {"lang": "en", "speaker": "deontology", "listeners": ["utilitarianism"], "topic": "lying"}
+    chunks = [
+        {
+            **base,
+            "id": "chair-x-0001",
+            "reason": "none",
+            "hedged": True,
+            "text": "Critics sometimes say Kant never cared about consequences, but that's a caricature.",
+        },
+        {
+            **base,
+            "id": "chair-x-0002",
+            "reason": "factual_correction",
+            "hedged": True,
+            "text": "People say Mill held that lying is always wrong, and they're right: he said exactly that.",
+        },
+    ]
+    path = tmp_path / "chair.jsonl"
+    path.write_text("".join(json.dumps(chunk) + "\n" for chunk in chunks), encoding="utf-8")
+    args = argparse.Namespace(
+        judges=["chair"], split="test", json=True, no_transforms=True, write_floors=False, set=str(path)
+    )
+    run_eval(args)
+    figures = json.loads(capsys.readouterr().out)["chair"]["targets"]
+    assert figures["hedged_chunks"] == 1

@@ -99,7 +99,7 @@ class ChairJudge:
 
     def extra_figures(self, decided: Sequence[Any]) -> dict[str, Any]:
         """Interrupt or not (any reason counts), per language and overall, and the hedged chunks
-        that interrupt at any aggressiveness below 5."""
+        warranting none that interrupt at any aggressiveness below 5."""
         found: dict[str, Any] = {}
         for language in (*evalsets.LANGUAGES, "all"):
             chosen = [d for d in decided if language in ("all", d.case.item.lang)]
@@ -113,8 +113,14 @@ class ChairJudge:
                 if hit
                 else 0.0,
             }
+        # A hedged chunk whose speaker also claims something in their own voice may warrant an
+        # interruption; only the hedged chunks that warrant none can be false alarms.
         hedged = [
-            d.case.item for d in decided if isinstance(d.case.item, evalsets.ChairItem) and d.case.item.hedged
+            d.case.item
+            for d in decided
+            if isinstance(d.case.item, evalsets.ChairItem)
+            and d.case.item.hedged
+            and d.case.expected == "none"
         ]
         interrupting = sum(
             any(self.decide(item.text, setting(item, level)) != "none" for level in HEDGED_AGGRESSIVENESS)

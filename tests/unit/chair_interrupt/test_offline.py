@@ -71,6 +71,12 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "Everyone says the Stoics banned feeling. They didn't. They wanted feelings examined.",
         "A blog had Aristotle down as a social contract theorist; he thought we are political by nature.",
         "据说康德认为说谎永远可以接受，这个说法完全颠倒了。",
+        # A second blind set's hedges (f, read on c72e518), said afresh.
+        "网上有篇文章说：'康德认为对杀人犯也必须说实话'，我只是转述一下。",
+        "It's not the case that Mill thought all pleasures are equal.",
+        "No one at this debate is claiming that the poor deserve their poverty.",
+        "My neighbour insists Rawls was a communist, which makes for long barbecues.",
+        "一位评论员写道功利主义者都是冷血的会计。这是常见的一种误解。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -132,6 +138,23 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
     # "kant" is a deontology alias, but not inside "Kantorovich".
     assert targeted_chair(named("As Kantorovich showed, they just want efficiency."), [DEON]) is None
     assert targeted_chair(named("As Kant showed, they just want efficiency."), [DEON]) == DEON
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Said in the speaker's own voice: the new hedge forms must leave them alone.
+        "Kant said lying is wrong even to a murderer at the door.",
+        "Nobody should be forced to sell a kidney to pay rent.",
+        "The textbook case is the lying promise, and Kant's answer is clear.",
+        "报纸是民主的基础，康德认为说谎永远不可以。",
+        "The case that matters is the one where the murderer already knows.",
+        "Textbooks matter, and Mill says lying is always wrong.",
+    ],
+)
+def test_an_own_claim_is_not_read_as_a_hedge(text):
+    cfg = config()
+    assert read(cfg.detectors, cfg.hedges, cfg.aliases, text).hedged is False
 
 
 def named(text: str) -> frozenset[str]:
