@@ -31,9 +31,7 @@ TARGETS = {
     "targets.validator.flags_per_10.false_alarms": (1.0, True),
     "targets.validator.errors.false_alarms": (0.0, True),
 }
-OPEN_TARGETS = {
-    "targets.validator.errors.false_alarms": "issue 22: 2 FACT_CONTRADICTION ERRORs, clean test transcripts",
-}
+OPEN_TARGETS: dict[str, str] = {}
 
 
 class SpsJudge:

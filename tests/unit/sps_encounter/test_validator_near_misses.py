@@ -31,7 +31,7 @@ def codes(result):
     [
         # 88 is the heart rate: a bare objective number is someone's age here, not a vital sign.
         ("He was 88 when he died.", False),
-        ("My dad died at 88.", False),
+        ("My granddad died at 88.", False),
         ("It's been 88 days.", False),
         ("It was 88 this morning.", True),
         ("My pulse was 88.", True),
@@ -328,3 +328,52 @@ def test_a_deadline_stops_validation_between_turns():
         validate_transcript(transcript, case, deadline=time.monotonic() - 1)
     assert raised.value.turns_read == 0
     assert validate_transcript(transcript, case, deadline=time.monotonic() + 60)["errors"] == []
+
+
+# A blind set's false alarms and missed mistakes (g, read on c72e518), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("learner", "reply"),
+    [
+        ("量好了，体温三十八度二。", "三十八度二？是发烧了吗？"),
+        ("化验出来了，白细胞十三点二。", "十三点二，这个高不高？"),
+    ],
+)
+def test_a_value_the_learner_just_read_out_is_no_leakage_when_the_patient_repeats_it(learner, reply):
+    assert codes(validate(dialogue((learner, reply)), zh_case())) == []
+    assert codes(validate(dialogue(("还有哪里不舒服？", reply)), zh_case())) == ["NUMERIC_LEAKAGE"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("A bit low, I suppose. It's not hopeless or anything.", False),
+        ("Honestly it all feels hopeless.", True),
+    ],
+)
+def test_a_conflict_the_patient_denies_is_no_contradiction(reply, contradicts):
+    turns = dialogue(("How has your mood been lately?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("My father, yes, his heart. He was seventy-two.", True),
+        ("My dad passed at eighty.", True),
+        ("My dad, heart attack. He was sixty.", False),
+        ("My mate Kev had a stent last year. He was fifty-five.", False),
+    ],
+)
+def test_a_fathers_age_at_death_other_than_the_cases_contradicts_it(reply, contradicts):
+    turns = dialogue(("Any heart trouble in the family?", reply))
+    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+def test_telling_the_learner_what_to_ask_next_is_coaching():
+    coached = dialogue(("Anything else?", "You'll probably want to ask about my tablets next."))
+    assert codes(validate(coached)) == ["DIAGNOSIS_OR_COACHING"]
+    missed = dialogue(("Anything else?", "Honestly, that's the bit people miss: the tablets."))
+    assert codes(validate(missed)) == ["DIAGNOSIS_OR_COACHING"]

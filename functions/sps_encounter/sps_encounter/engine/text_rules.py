@@ -137,6 +137,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\bwhat if\b|\bmy (?:worst )?fear\b",
         ),
         "second_person": (r"\byou\b",),
+        # A denial just before what a conflict names: "It's not hopeless or anything."
+        "denied_before": (
+            r"\b(?:not|never|isn'?t|wasn'?t|aren'?t|weren'?t|don'?t|doesn'?t|didn'?t|ain'?t)"
+            r"(?:\s+(?:that|really|at all|so|too|very|quite|exactly))?\s+$",
+        ),
     },
     Language.ZH: {
         "reading_request": (
@@ -189,6 +194,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
         "second_person": (r"你|您",),
+        "denied_before": (r"(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",),
     },
 }
 
@@ -209,6 +215,7 @@ class TextRules:
     reported: re.Pattern[str]
     fear: re.Pattern[str]
     second_person: re.Pattern[str]
+    denied_before: re.Pattern[str]
 
 
 @cache
@@ -230,6 +237,7 @@ def text_rules(language: Language) -> TextRules:
         reported=union(lists["reported"]),
         fear=union(lists["fear"]),
         second_person=union(lists["second_person"]),
+        denied_before=union(lists["denied_before"]),
     )
 
 

@@ -158,6 +158,9 @@ class _FactRules(_RunState):
             # someone else's: neither states anything about the case.
             if self._not_own(turn.folded, match.start()):
                 continue
+            # "It's not hopeless or anything" denies what the conflict names.
+            if self.rules.denied_before.search(turn.folded, max(0, match.start() - 24), match.start()):
+                continue
             reported.add(slot)
             self.error(
                 "FACT_CONTRADICTION",

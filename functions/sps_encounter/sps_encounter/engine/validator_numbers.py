@@ -31,7 +31,7 @@ class _NumberRules(_RunState):
         # measurement away and say the number themselves ("不用量了，三十八度一").
         if self._measuring() and not self.rules.declines_measurement.search(normal):
             return
-        leaked = self._leaked_numbers(normal)
+        leaked = [value for value in self._leaked_numbers(normal) if not self._echoed(value)]
         if leaked:
             self.error(
                 "NUMERIC_LEAKAGE",
@@ -83,6 +83,15 @@ class _NumberRules(_RunState):
             if all(end <= a or start >= b for a, b in kept):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
+
+    def _echoed(self, value: str) -> bool:
+        """A value the learner's turn before just said, repeated ("三十八度一？发烧了啊？" after
+        "体温好了……三十八度一"): the patient heard it, and did not make it up."""
+        if self.asked is None:
+            return False
+        said = set(_NUMBER.findall(with_arabic_numerals(self.asked)))
+        numbers = _NUMBER.findall(value)
+        return bool(numbers) and all(number in said for number in numbers)
 
     def _share(self, match: re.Match[str]) -> bool:
         """A percentage that is none of today's values tells a share ("they take the edge off,
