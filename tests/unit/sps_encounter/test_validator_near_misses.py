@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sps_encounter.engine.text import sentence_count
-from sps_encounter.engine.validator import validate_transcript
+from sps_encounter.engine.validator import asks_for_measurement, validate_transcript
 from tests.unit.sps_encounter.support import (
     bare_case,
     catalog_case,
@@ -377,3 +377,20 @@ def test_telling_the_learner_what_to_ask_next_is_coaching():
     assert codes(validate(coached)) == ["DIAGNOSIS_OR_COACHING"]
     missed = dialogue(("Anything else?", "Honestly, that's the bit people miss: the tablets."))
     assert codes(validate(missed)) == ["DIAGNOSIS_OR_COACHING"]
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "measures"),
+    [
+        ("en", "Can I check your full name and date of birth?", False),
+        ("en", "Can I just check, is this the right room for the station?", False),
+        ("en", "Can I just check your pulse?", True),
+        ("zh", "刚才护士测了：体温三十八度一，心率一百零二。", True),
+        ("zh", "您的体温是多少？", True),
+    ],
+)
+def test_checking_who_the_patient_is_measures_nothing_and_results_in_chinese_numerals_do(
+    case, learner, measures
+):
+    chosen = zh_case() if case == "zh" else catalog_case()
+    assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures

@@ -130,5 +130,6 @@ def asks_for_measurement(case: Case, folded: str) -> bool:
     return bool(
         case.lexicon.measurement.search(folded)
         or rules.reading_request.search(folded)
-        or rules.vital_reading.search(folded)
+        # A result read out in Chinese numerals ("体温三十八度一，心率一百零二") is read in digits.
+        or rules.vital_reading.search(with_arabic_numerals(folded))
     )
