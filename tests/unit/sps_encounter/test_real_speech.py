@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sps_encounter.engine.respond import Kind
-from sps_encounter.engine.text import with_arabic_numerals
+from sps_encounter.engine.text import with_arabic_numerals, with_english_numerals
 from sps_encounter.engine.validator import (
     asks_for_measurement,
     reads_as_refusal,
@@ -245,6 +245,35 @@ def test_earlier_episodes_told_in_chinese_contradict_a_first_episode():
 )
 def test_chinese_numerals_with_a_place_are_read_as_digits(said, read):
     assert with_arabic_numerals(said) == read
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("pulse eighty-eight", "pulse 88"),
+        ("one fifty-two over ninety-four", "152 over 94"),
+        ("a hundred and twenty over eighty", "120 over 80"),
+        ("thirty-six point six", "36.6"),
+        ("Ninety seven percent", "97 percent"),
+        # Single digits stay words: "one" is as often a pronoun.
+        ("the bad one, eight out of ten", "the bad one, eight out of 10"),
+        ("one of those things", "one of those things"),
+    ],
+)
+def test_english_numbers_of_ten_or_more_in_words_are_read_as_digits(said, read):
+    assert with_english_numerals(said) == read
+
+
+@pytest.mark.parametrize(
+    "learner",
+    [
+        "Right, the machine's done. Blood pressure one fifty-two over ninety-four, pulse eighty-eight.",
+        "Your temperature is thirty-six point eight.",
+    ],
+)
+def test_a_result_read_out_in_words_is_a_measurement(learner):
+    case = catalog_case()
+    assert asks_for_measurement(case, case.lexicon.fold(learner)) is True
 
 
 @pytest.mark.parametrize(

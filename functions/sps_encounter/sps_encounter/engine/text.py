@@ -175,3 +175,67 @@ def with_arabic_numerals(text: str) -> str:
         return f"{whole}.{_CHINESE_DIGITS[digit]}{'度' if unit == '度' else ''}"
 
     return _SPOKEN_TENTH.sub(tenth, _CHINESE_NUMERAL.sub(arabic, text))
+
+
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_VALUE = {
+    **{word: index + 1 for index, word in enumerate(_UNITS)},
+    **{word: index + 10 for index, word in enumerate(_TEENS)},
+    **{word: (index + 2) * 10 for index, word in enumerate(_TENS)},
+}
+_UNDER_HUNDRED = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)})"
+# "a hundred and twenty", "two hundred": a number of hundreds and what follows them.
+_HUNDREDS = re.compile(
+    rf"\b(a|one|two)[- ]hundred(?:(?: and)?[- ]({_UNDER_HUNDRED}|{'|'.join(_UNITS)}))?\b", re.IGNORECASE
+)
+# A blood pressure as it is said: "one fifty-two over ninety-four", "one eighteen over seventy".
+_SPOKEN_PAIR = re.compile(rf"\b(one|two)[- ]({_UNDER_HUNDRED})(?= over\b)", re.IGNORECASE)
+_WORD_NUMBER = re.compile(rf"\b{_UNDER_HUNDRED}\b", re.IGNORECASE)
+_SPOKEN_DECIMAL = re.compile(rf"\b(\d+) point ({'|'.join(('zero', *_UNITS))})\b", re.IGNORECASE)
+
+
+def _under_hundred(words: str) -> int:
+    return sum(_WORD_VALUE[word] for word in re.split(r"[- ]", words.lower()))
+
+
+def with_english_numerals(text: str) -> str:
+    """English numbers of ten or more said in words written in digits ("eighty-eight" is 88, "one
+    fifty-two over ninety-four" is 152 over 94, "thirty-six point six" is 36.6, "a hundred and
+    twenty" is 120), so that a reading said in words is read as the reading it is. Single digits
+    stay words: "the bad one" and "one of those things" hold no number."""
+
+    def hundreds(match: re.Match[str]) -> str:
+        count, rest = match.groups()
+        value = (2 if count.lower() == "two" else 1) * 100
+        return str(value + (_under_hundred(rest) if rest else 0))
+
+    def pair(match: re.Match[str]) -> str:
+        count, rest = match.groups()
+        return str((2 if count.lower() == "two" else 1) * 100 + _under_hundred(rest))
+
+    def decimal(match: re.Match[str]) -> str:
+        whole, digit = match.groups()
+        return f"{whole}.{0 if digit.lower() == 'zero' else _WORD_VALUE[digit.lower()]}"
+
+    text = _HUNDREDS.sub(hundreds, text)
+    text = _SPOKEN_PAIR.sub(pair, text)
+    text = _WORD_NUMBER.sub(lambda match: str(_under_hundred(match.group())), text)
+    return _SPOKEN_DECIMAL.sub(decimal, text)
+
+
+def with_digits(text: str) -> str:
+    """Numbers said in words, in either language, written in digits."""
+    return with_english_numerals(with_arabic_numerals(text))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from sps_encounter.engine.compiled import Case
-from sps_encounter.engine.text import with_arabic_numerals
+from sps_encounter.engine.text import with_arabic_numerals, with_digits
 from sps_encounter.engine.text_rules import number_end, text_rules
 from sps_encounter.engine.validator_state import _RunState
 from sps_encounter.engine.validator_turns import _Patient, _sentence_around
@@ -24,6 +24,9 @@ class _NumberRules(_RunState):
         return self.asked is not None and asks_for_measurement(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
+        # English numbers in words stay words here: patients say their own usual weights and
+        # remembered readings in words, and the rules that tell those from today's findings were
+        # measured on digits (docs/judges.md, the blind set g).
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
         if not _DIGIT.search(normal):
             return
@@ -89,7 +92,7 @@ class _NumberRules(_RunState):
         "体温好了……三十八度一"): the patient heard it, and did not make it up."""
         if self.asked is None:
             return False
-        said = set(_NUMBER.findall(with_arabic_numerals(self.asked)))
+        said = set(_NUMBER.findall(with_digits(self.asked)))
         numbers = _NUMBER.findall(value)
         return bool(numbers) and all(number in said for number in numbers)
 
@@ -130,6 +133,7 @@ def asks_for_measurement(case: Case, folded: str) -> bool:
     return bool(
         case.lexicon.measurement.search(folded)
         or rules.reading_request.search(folded)
-        # A result read out in Chinese numerals ("体温三十八度一，心率一百零二") is read in digits.
-        or rules.vital_reading.search(with_arabic_numerals(folded))
+        # A result read out in words ("体温三十八度一", "one fifty-two over ninety-four") is read in
+        # digits.
+        or rules.vital_reading.search(with_digits(folded))
     )
