@@ -150,6 +150,14 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "报纸是民主的基础，康德认为说谎永远不可以。",
         "The case that matters is the one where the murderer already knows.",
         "Textbooks matter, and Mill says lying is always wrong.",
+        # An independent review's own claims that the first version of the new forms read as hedges.
+        "In his later papers Rawls says the market is the only just institution we need.",
+        "If your neighbour is hiding in the attic, Kant says you must walk the murderer upstairs.",
+        "Mill, who spent his life among colonial officials, said India should be ruled by force.",
+        "No one but a utilitarian thinks killing one patient to save five is fine.",
+        "康德的原话是：'为了救朋友撒谎是道德义务'，你们自己回去查。",
+        "别拿教科书说事，边沁本人就主张把穷人送进济贫院。",
+        "我不是转述别人，我自己就认为功利主义者都是冷血的刽子手。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

@@ -183,6 +183,17 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("药要按时吃，早点完事早点睡。", None),
         ("他们不想再熬夜了，第二天还要上工。", None),
         ("你先别问了，让我缓缓。", None),
+        # An independent review's ordinary sentences for the forms above.
+        ("So the party's over and I'm thinking, why am I still hanging around? I left.", None),
+        ("You know what I'm still hanging on for? My granddaughter's wedding in June.", None),
+        ("孩子们就等着那一天放寒假，越快越好。", None),
+        ("那年我在药厂上班，过期的药都倒了，早点完事好下班。", None),
+        ("我爸最后那几个月把药都扔了，说早点解脱。", None),
+        ("在那个厂里干了十年，我不打算再熬了，第二天就递了辞呈。", None),
+        ("这锅汤我不打算再熬了，火太大。", None),
+        ("我不打算再活多久了。", HardStop.SELF_HARM),
+        ("能不能先别问了，就这样结束吧。", HardStop.STOP_REQUEST),
+        ("我当时想，我先别问了，等他自己说。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

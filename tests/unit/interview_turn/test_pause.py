@@ -99,6 +99,7 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("The party could go on later than midnight back then.", False),
         # "Don't ask for now" (q): a pause, not the end.
         ("你先别问了，让我缓缓。", True),
+        ("妈妈让我先别问了，等爸爸回来再说。", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):

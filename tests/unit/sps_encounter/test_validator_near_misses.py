@@ -394,3 +394,71 @@ def test_checking_who_the_patient_is_measures_nothing_and_results_in_chinese_num
 ):
     chosen = zh_case() if case == "zh" else catalog_case()
     assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures
+
+
+# An independent review of the rules above: what each must still catch, and leave alone.
+
+
+def test_a_number_the_learner_said_in_another_sense_is_no_reading_read_out():
+    turns = dialogue(
+        ("You mentioned your mum is 88 now?", "She is, bless her. My pulse was 88 too, the nurse said.")
+    )
+    assert codes(validate(turns)) == ["NUMERIC_LEAKAGE"]
+    assert codes(validate(dialogue(("您住的是102床，对吧？", "对，102床。我心率102。")), zh_case())) == [
+        "NUMERIC_LEAKAGE"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("I'm not NOT hopeless, if that makes sense.", True),
+        ("Honestly, it's never not hopeless these days.", True),
+        ("I don't feel hopeless, just tired.", False),
+        ("I wouldn't call it hopeless.", False),
+    ],
+)
+def test_a_double_negative_is_no_denial_and_a_denied_feeling_is_one(reply, contradicts):
+    turns = dialogue(("How has your mood been lately?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("My father died of a heart attack at 72.", True),
+        ("Lost my dad at 75, his heart.", True),
+        ("My dad, yes. He'd smoked since he was 15, and his heart gave out at sixty.", False),
+        ("My dad had a heart attack at sixty. He was 28 when I was born.", False),
+    ],
+)
+def test_a_fathers_age_is_read_only_as_his_age_at_death(reply, contradicts):
+    turns = dialogue(("Any heart trouble in the family?", reply))
+    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "You'll need to ask my wife, she sorts all my tablets.",
+        "You'd want to check with the surgery, I can never remember her name.",
+        "That's the thing people forget about retirement, you lose your routine.",
+    ],
+)
+def test_sending_the_learner_to_someone_else_is_no_coaching(reply):
+    assert codes(validate(dialogue(("Anything else?", reply)))) == []
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "measures"),
+    [
+        ("en", "Can I check your name and date of birth and then take your blood pressure?", True),
+        ("en", "Can I check, um, your blood pressure?", True),
+        ("zh", "体温三十八度以上才算发烧。还有别的不舒服吗？", False),
+        ("zh", "心率一百多的话您会心慌吗？", False),
+    ],
+)
+def test_a_vital_sign_after_the_name_is_measured_and_a_threshold_is_not(case, learner, measures):
+    chosen = zh_case() if case == "zh" else catalog_case()
+    assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures

@@ -139,8 +139,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "second_person": (r"\byou\b",),
         # A denial just before what a conflict names: "It's not hopeless or anything."
         "denied_before": (
-            r"\b(?:not|never|isn'?t|wasn'?t|aren'?t|weren'?t|don'?t|doesn'?t|didn'?t|ain'?t)"
-            r"(?:\s+(?:that|really|at all|so|too|very|quite|exactly))?\s+$",
+            r"(?<!\bnot )(?<!\bnever )\b(?:not|never|isn'?t|wasn'?t|aren'?t|weren'?t|don'?t|doesn'?t|didn'?t"
+            r"|ain'?t|wouldn'?t)(?:\s+(?:that|really|at all|too|very|exactly))?"
+            r"(?:\s+(?:feel|felt|call it|say i'?m|think i'?m))?\s+$",
         ),
     },
     Language.ZH: {
@@ -194,7 +195,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
         "second_person": (r"你|您",),
-        "denied_before": (r"(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",),
+        "denied_before": (r"(?<![还可])(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",),
     },
 }
 

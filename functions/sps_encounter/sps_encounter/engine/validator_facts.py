@@ -159,7 +159,7 @@ class _FactRules(_RunState):
             if self._not_own(turn.folded, match.start()):
                 continue
             # "It's not hopeless or anything" denies what the conflict names.
-            if self.rules.denied_before.search(turn.folded, max(0, match.start() - 24), match.start()):
+            if self._denied(turn.folded, match.start()):
                 continue
             reported.add(slot)
             self.error(
@@ -168,6 +168,14 @@ class _FactRules(_RunState):
                 f"this contradicts the case's {slot}",
                 {"slot": slot, "match": match.group(0)},
             )
+
+    def _denied(self, text: str, start: int) -> bool:
+        """A denial just before a conflict's match, unless the sentence asks it back: 昨天不是吐了好几次吗
+        is a reminder, not a denial."""
+        if not self.rules.denied_before.search(text, max(0, start - 32), start):
+            return False
+        _, sentence_end = _sentence_around(text, start)
+        return not text[start:sentence_end].rstrip(" .!?。！？…~").endswith(("吗", "嘛"))
 
     def _topic(self) -> set[str]:
         """The facts the learner's turn before asked about or, when it was a short follow-up that

@@ -14,6 +14,7 @@ from sps_encounter.engine.validator_turns import _Patient, _sentence_around
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
 _PERCENT = re.compile(r"(?:%|percent)$")
+_NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
 
 
 class _NumberRules(_RunState):
@@ -92,7 +93,13 @@ class _NumberRules(_RunState):
         "体温好了……三十八度一"): the patient heard it, and did not make it up."""
         if self.asked is None:
             return False
-        said = set(_NUMBER.findall(with_digits(self.asked)))
+        # Only a reading the learner said counts: "you live at 97 Station Road" reads no 97 out.
+        asked = with_digits(self.asked)
+        readings = (
+            *self.rules.vital_reading.finditer(asked),
+            *self.case.lexicon.measured_number.finditer(asked),
+        )
+        said = {number for reading in readings for number in _NUMBER.findall(reading.group())}
         numbers = _NUMBER.findall(value)
         return bool(numbers) and all(number in said for number in numbers)
 
@@ -130,10 +137,12 @@ def asks_for_measurement(case: Case, folded: str) -> bool:
     usual blood pressure?", "What did your home monitor say?"): after it, the patient may say a
     number."""
     rules = text_rules(case.language)
-    return bool(
-        case.lexicon.measurement.search(folded)
-        or rules.reading_request.search(folded)
-        # A result read out in words ("体温三十八度一", "one fifty-two over ninety-four") is read in
-        # digits.
-        or rules.vital_reading.search(with_digits(folded))
+    if case.lexicon.measurement.search(folded) or rules.reading_request.search(folded):
+        return True
+    # A result read out in words ("体温三十八度一", "one fifty-two over ninety-four") is read in
+    # digits; a threshold or a supposition ("三十八度以上才算发烧", "心率一百多的话") reads nothing out.
+    digits = with_digits(folded)
+    return any(
+        not _NO_READING_AFTER.match(digits, number_end(match))
+        for match in rules.vital_reading.finditer(digits)
     )
