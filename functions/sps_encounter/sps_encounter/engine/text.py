@@ -236,6 +236,16 @@ def with_english_numerals(text: str) -> str:
     return _SPOKEN_DECIMAL.sub(decimal, text)
 
 
+# Whether a text says a number in words at all: most turns do not, and skip the rewriting.
+_NUMBER_IN_WORDS = re.compile(
+    rf"[零一二两三四五六七八九十百千]{{2}}|\d[点度][零一二三四五六七八九]"
+    rf"|\b(?:{'|'.join((*_TENS, *_TEENS))}|hundred)",
+    re.IGNORECASE,
+)
+
+
 def with_digits(text: str) -> str:
     """Numbers said in words, in either language, written in digits."""
+    if not _NUMBER_IN_WORDS.search(text):
+        return text
     return with_english_numerals(with_arabic_numerals(text))
