@@ -35,7 +35,10 @@ class _NumberRules(_RunState):
         # measurement away and say the number themselves ("不用量了，三十八度一").
         if self._measuring() and not self.rules.declines_measurement.search(normal):
             return
-        leaked = [value for value in self._leaked_numbers(normal) if not self._echoed(value)]
+        leaked = self._leaked_numbers(normal)
+        if leaked:
+            read_out = self._read_out()
+            leaked = [value for value in leaked if not _echoed(value, read_out)]
         if leaked:
             self.error(
                 "NUMERIC_LEAKAGE",
@@ -88,20 +91,18 @@ class _NumberRules(_RunState):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
 
-    def _echoed(self, value: str) -> bool:
-        """A value the learner's turn before just said, repeated ("三十八度一？发烧了啊？" after
-        "体温好了……三十八度一"): the patient heard it, and did not make it up."""
+    def _read_out(self) -> set[str]:
+        """The numbers of the readings the learner's turn before read out: a patient who repeats
+        one ("三十八度一？发烧了啊？" after "体温好了……三十八度一") heard it and did not make it up. A number
+        said in another sense is no reading: "you live at 97 Station Road" reads no 97 out."""
         if self.asked is None:
-            return False
-        # Only a reading the learner said counts: "you live at 97 Station Road" reads no 97 out.
+            return set()
         asked = with_digits(self.asked)
         readings = (
             *self.rules.vital_reading.finditer(asked),
             *self.case.lexicon.measured_number.finditer(asked),
         )
-        said = {number for reading in readings for number in _NUMBER.findall(reading.group())}
-        numbers = _NUMBER.findall(value)
-        return bool(numbers) and all(number in said for number in numbers)
+        return {number for reading in readings for number in _NUMBER.findall(reading.group())}
 
     def _share(self, match: re.Match[str]) -> bool:
         """A percentage that is none of today's values tells a share ("they take the edge off,
@@ -129,6 +130,11 @@ class _NumberRules(_RunState):
         sentence_start, sentence_end = _sentence_around(normal, start)
         remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
         return remembered or self._not_own(normal, start)
+
+
+def _echoed(value: str, read_out: set[str]) -> bool:
+    numbers = set(_NUMBER.findall(value))
+    return bool(numbers) and numbers <= read_out
 
 
 def asks_for_measurement(case: Case, folded: str) -> bool:
