@@ -56,8 +56,23 @@ class CompiledLanguage:
         return cls(language, lexicon)
 
     # Each of the lexicon's lists, compiled (gated, joined into one pattern, or kept) on first read.
-    narrative = _lazy(gated, "narrative")
     role_question = _lazy(gated, "role_question")
+
+    @cached_property
+    def question_kinds(self) -> Gated:
+        """The narrative, then the closed, then the open patterns, each named by its kind: the
+        first that matches is the kind of a learner's question (one look for the literals of all
+        three, on every learner turn)."""
+        source = self.source
+        return Gated.of(
+            (kind, pattern)
+            for kind, patterns in (
+                ("narrative", source.narrative),
+                ("closed", source.closed),
+                ("open", source.open),
+            )
+            for pattern in patterns
+        )
 
     @cached_property
     def _unsafe(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, tuple[str, ...]]:
@@ -79,8 +94,6 @@ class CompiledLanguage:
             )
         )
 
-    open = _lazy(gated, "open")
-    closed = _lazy(gated, "closed")
     opening = _lazy(union, "opening")
     dismissive = _lazy(union, "dismissive")
     vague = _lazy(gated, "vague")

@@ -132,23 +132,39 @@ class Gated:
         _ = self._built
         return self
 
-    def matches(self, folded: str) -> Iterator[tuple[str, re.Match[str]]]:
-        """(name, first match) of every pattern matching `folded`, in order."""
-        entries, index, ungated, literals = self._built
+    def _candidates(self, folded: str) -> tuple[int, ...] | list[int]:
+        """The positions, in order, of the entries whose gate `folded` opens."""
+        _, index, ungated, literals = self._built
         present = [literal for literal in literals if literal in folded]
-        if not present and not ungated:
-            return
+        if not ungated:
+            if not present:
+                return ()
+            if len(present) == 1:  # the usual case: one literal, its entries already in order
+                return index[present[0]]
         candidates = set(ungated)
         for literal in present:
             candidates.update(index[literal])
-        for position in sorted(candidates):
+        return sorted(candidates)
+
+    def matches(self, folded: str) -> Iterator[tuple[str, re.Match[str]]]:
+        """(name, first match) of every pattern matching `folded`, in order."""
+        entries = self._built[0]
+        for position in self._candidates(folded):
             name, pattern = entries[position]
             found = pattern.search(folded)
             if found is not None:
                 yield name, found
 
     def first(self, folded: str) -> tuple[str, re.Match[str]] | None:
-        return next(self.matches(folded), None)
+        # Not `next(self.matches(…))`: most turns are searched by several of these, and a
+        # generator per search costs more than the literals it looks for.
+        entries = self._built[0]
+        for position in self._candidates(folded):
+            name, pattern = entries[position]
+            found = pattern.search(folded)
+            if found is not None:
+                return name, found
+        return None
 
     def search(self, folded: str) -> re.Match[str] | None:
         """Like `re.Pattern.search` on the alternation of the patterns, less the order of matches."""

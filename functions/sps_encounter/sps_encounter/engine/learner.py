@@ -59,14 +59,9 @@ class LearnerTurn:
 
 
 def question_type(case: Case, folded: str) -> QuestionType:
-    lexicon = case.lexicon
-    if lexicon.narrative.search(folded):
-        return QuestionType.NARRATIVE
-    if lexicon.closed.search(folded):
-        return QuestionType.CLOSED
-    if lexicon.open.search(folded):
-        return QuestionType.OPEN
-    return QuestionType.CLOSED
+    """Narrative, else closed, else open, by the lexicon's patterns; closed when none matches."""
+    found = case.lexicon.question_kinds.first(folded)
+    return QuestionType(found[0]) if found is not None else QuestionType.CLOSED
 
 
 def guardrails_hit(case: Case, folded: str) -> tuple[str, ...]:

@@ -38,7 +38,7 @@ from typing import Any
 from persona_rails.user_patterns import matching_budget
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.compiled import Case
-from sps_encounter.engine.learner import guardrails_hit, question_type
+from sps_encounter.engine.learner import guardrails_hit
 from sps_encounter.engine.respond import Kind
 from sps_encounter.engine.text import sentence_count
 from sps_encounter.engine.text_rules import text_rules
@@ -138,7 +138,6 @@ class _Run(_NumberRules, _FactRules, _SpeechRules):
         lexicon = self.case.lexicon
         # Whether it asked for a measurement is read only when the answer holds a number.
         self.asked = folded
-        self.question = question_type(self.case, folded)
         self.learner_turns.append(folded)
         if lexicon.vague.search(folded):
             self.vague_prompts += 1
@@ -164,7 +163,7 @@ class _Run(_NumberRules, _FactRules, _SpeechRules):
         self.disfluency(turn)
         self.narrative_length(turn)
         self.elaboration(turn)
-        self.asked, self.question = None, None
+        self.asked = None
 
     # The whole transcript
 

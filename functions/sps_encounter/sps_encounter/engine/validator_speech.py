@@ -7,6 +7,7 @@ import re
 from itertools import pairwise
 
 from sps_encounter.engine.case import Language
+from sps_encounter.engine.learner import question_type
 from sps_encounter.engine.state import QuestionType
 from sps_encounter.engine.text import opening_tokens
 from sps_encounter.engine.validator_state import _RunState
@@ -122,8 +123,11 @@ class _SpeechRules(_RunState):
 
     def elaboration(self, turn: _Patient) -> None:
         """Counted on eligible turns: after an open or narrative question."""
-        asked = _meta_value(turn.meta, "questionType", str)
-        eligible = asked in ("open", "narrative") if asked is not None else self.question in ELIGIBLE
+        recorded = _meta_value(turn.meta, "questionType", str)
+        if recorded is not None:
+            eligible = recorded in ("open", "narrative")
+        else:
+            eligible = self.asked is not None and question_type(self.case, self.asked) in ELIGIBLE
         if not eligible:
             return
         self.eligible += 1

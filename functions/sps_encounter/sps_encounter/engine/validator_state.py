@@ -10,7 +10,6 @@ from typing import Any
 
 from sps_encounter.engine.compiled import Case
 from sps_encounter.engine.gates import Gated
-from sps_encounter.engine.state import QuestionType
 from sps_encounter.engine.text_rules import TextRules
 from sps_encounter.engine.validator_turns import (
     _EDGE,
@@ -44,9 +43,9 @@ class _RunState:
     errors: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     info: list[dict[str, Any]] = field(default_factory=list)
-    # What the previous learner turn asked (folded), and its kind of question.
+    # What the previous learner turn asked (folded); its kind of question is read only when a
+    # patient turn without the runtime's meta needs it (`elaboration`).
     asked: str | None = None
-    question: QuestionType | None = None
     # The learner's last few turns (folded), newest last: a short follow-up ("Just that?",
     # "Anything else?", "还有吗？") is on the facts of the turn it follows. Read only when a
     # patient turn matches a fact's conflicts, so that other turns pay nothing for it.
