@@ -129,6 +129,22 @@ def test_chinese_patient_questions_reports_and_fears_are_no_diagnosis(reply, fla
     assert codes(validate(turns, zh_case())) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
 
 
+@pytest.mark.parametrize(
+    ("asked", "flagged"),
+    [
+        ("It's early to say, but it could be angina, which we'd want to check for.", False),
+        ("What do you think is going on?", True),
+    ],
+)
+def test_a_diagnosis_the_learner_just_offered_said_back_is_not_the_patients(asked, flagged):
+    turns = dialogue((asked, "Angina. Is that a heart thing? My neighbour's got that, he carries a spray."))
+    assert codes(validate(turns)) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
+    zh = dialogue(
+        ("有可能是阑尾炎，我们要查一下。" if not flagged else "您觉得是怎么回事？", "阑尾炎。我邻居也得过。")
+    )
+    assert codes(validate(zh, zh_case())) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
+
+
 def test_a_stored_line_of_the_case_is_never_diagnosis_or_coaching():
     line = "Good question, I never thought to mention the tablets."
 
@@ -247,6 +263,12 @@ def test_stored_phrases_match_whatever_the_whitespace_and_trailing_punctuation()
         ("Hmmmm, um, yes.", 0),
         ("Ummm, it hurts a lot.", 0),
         ("The umbrella, the error, the hummus.", 0),
+        # One in each of two sentences is how people talk; two in one sentence are still two,
+        # and an ellipsis ends no sentence.
+        ("Um. It's, it's silly. They've got, um, worse.", 0),
+        ("The bad ones, um, a few times a week. This week it was Monday, and, uh, Wednesday.", 0),
+        ("Um, it hurts. It's, uh, worse at night, um, really.", 2),
+        ("Uh... I don't, um, know.", 2),
     ],
 )
 def test_lengthened_fillers_are_disfluency_tokens(reply, count):
@@ -462,3 +484,20 @@ def test_sending_the_learner_to_someone_else_is_no_coaching(reply):
 def test_a_vital_sign_after_the_name_is_measured_and_a_threshold_is_not(case, learner, measures):
     chosen = zh_case() if case == "zh" else catalog_case()
     assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures
+
+
+# A blind set's false alarms and missed mistakes (h, read on 0b9d290), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("My father has always had bad migraines, like me.", True),
+        ("My mum gets migraines, but my dad's fine.", False),
+        ("My dad gets headaches after a long shift, nothing like migraines.", False),
+    ],
+)
+def test_a_father_with_migraines_contradicts_the_headache_case(reply, contradicts):
+    turns = dialogue(("Any headaches in the family?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])

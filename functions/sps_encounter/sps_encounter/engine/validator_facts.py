@@ -89,6 +89,10 @@ class _FactRules(_RunState):
         stored lines; in a question the patient asks the learner ("can you prescribe…?"); after
         someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…")."""
         start, end = match.span()
+        # The learner's own word said back ("…could be angina." "Angina. Is that a heart
+        # thing?"): the patient repeats a diagnosis they were just offered, they do not make it.
+        if self.asked is not None and match.group(0) in _normal(self.asked):
+            return True
         for line in self._said():
             at = normal.find(line)
             while at != -1:

@@ -24,6 +24,26 @@ ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 _WORDLIKE = re.compile(r"[^\W_]")
 
 
+# A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
+_SENTENCE_END = re.compile(r"(?<!\.)[.!?。！？](?!\.)")
+
+
+def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int:
+    """In a transcript from elsewhere, the most hesitations in one sentence. One is one however
+    it is spelled ("uh… um,", "嗯……呃": nothing but punctuation and spaces between the tokens), and
+    one in each of two sentences is how people talk ("Um. It's headaches… they've got, um,
+    worse."): the excess the rule is about is a sentence full of them."""
+    most = current = 1
+    for before, after in pairwise(found):
+        gap = (before.end(), after.start())
+        if _SENTENCE_END.search(folded, *gap):
+            current = 1
+        elif _WORDLIKE.search(folded, *gap):
+            current += 1
+            most = max(most, current)
+    return most
+
+
 class _SpeechRules(_RunState):
     # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
     __slots__ = ()
@@ -99,12 +119,7 @@ class _SpeechRules(_RunState):
         disfluency = self.case.lexicon.disfluency
         tokens = len(disfluency.findall(turn.folded))
         if tokens > 1 and turn.meta is None:
-            found = list(disfluency.finditer(turn.folded))
-            tokens -= sum(
-                1
-                for before, after in pairwise(found)
-                if not _WORDLIKE.search(turn.folded, before.end(), after.start())
-            )
+            tokens = _hesitations_in_one_sentence(turn.folded, list(disfluency.finditer(turn.folded)))
         if tokens > self.case.policy.validator.max_disfluencies_per_turn:
             self.warn(
                 "DISFLUENCY_EXCESS", turn.index, f"{tokens} disfluency tokens in one turn", {"count": tokens}
