@@ -77,6 +77,10 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "No one at this debate is claiming that the poor deserve their poverty.",
         "My neighbour insists Rawls was a communist, which makes for long barbecues.",
         "一位评论员写道功利主义者都是冷血的会计。这是常见的一种误解。",
+        # A third blind set's hedges (g, read on 0b9d290), said afresh.
+        "There's a notion floating around that Bentham wanted everyone in a panopticon.",
+        "按照某些人的逻辑，帮助陌生人都是伪善。",
+        "谁也不会这么说：康德只在乎规则，不在乎人。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
