@@ -13,6 +13,8 @@ FLAGS = re.IGNORECASE
 _SENTENCE_BREAK = re.compile(r"[.!?。！？…]+")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _CHARACTER = re.compile(r"[^\W_]")
+# From a letter or digit to the next break: one match per sentence with a letter or digit in it.
+_SENTENCE_WITH_CHARACTER = re.compile(r"[^\W_][^.!?。！？…]*")
 
 
 def union(patterns: Iterable[str]) -> re.Pattern[str]:
@@ -104,7 +106,7 @@ def _suspect_dot(text: str) -> bool:
 def sentence_count(text: str) -> int:
     """Sentences, split at . ! ? 。！？ and …, but not at the dot of a decimal or an abbreviation."""
     if not _suspect_dot(text):
-        return sum(1 for part in _SENTENCE_BREAK.split(text) if _CHARACTER.search(part))
+        return len(_SENTENCE_WITH_CHARACTER.findall(text))
     return len(sentence_spans(text))
 
 
