@@ -194,6 +194,17 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("我不打算再活多久了。", HardStop.SELF_HARM),
         ("能不能先别问了，就这样结束吧。", HardStop.STOP_REQUEST),
         ("我当时想，我先别问了，等他自己说。", None),
+        # Regional speech and idiom (r, read blind on 0b9d290), said afresh.
+        ("We won't go into that again, not ever.", HardStop.STOP_REQUEST),
+        ("Turn your recorder off, I've said my piece.", HardStop.STOP_REQUEST),
+        ("你别再录了，我不想弄这个了。", HardStop.STOP_REQUEST),
+        ("把机子关了吧。", HardStop.STOP_REQUEST),
+        ("Me can't breathe, me heart a-race.", HardStop.ACUTE_DISTRESS),
+        ("喘唔过气来……", HardStop.ACUTE_DISTRESS),
+        ("早一天走，早一天解脱。", HardStop.SELF_HARM),
+        ("My husband swore we won't touch that money again, and we never did.", None),
+        ("先别录了，我去倒杯水。", None),
+        ("儿子叫我别录了，我偏要录完。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

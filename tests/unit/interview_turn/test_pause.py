@@ -100,6 +100,10 @@ def test_no_pause_is_read_where_none_is_asked(text):
         # "Don't ask for now" (q): a pause, not the end.
         ("你先别问了，让我缓缓。", True),
         ("妈妈让我先别问了，等爸爸回来再说。", False),
+        # Regional speech (r, read blind on 0b9d290), said afresh.
+        ("我先歇一歇，倒杯茶再讲。", True),
+        ("泡杯茶再聊吧。", True),
+        ("医生叫我歇一歇，别下地了。", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
