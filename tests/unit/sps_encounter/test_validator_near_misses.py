@@ -6,24 +6,14 @@ from __future__ import annotations
 import pytest
 
 from sps_encounter.engine.text import sentence_count
-from sps_encounter.engine.validator import asks_for_measurement, validate_transcript
+from sps_encounter.engine.validator import validate_transcript
 from tests.unit.sps_encounter.support import (
     bare_case,
     catalog_case,
     dialogue,
     encounter,
 )
-from tests.unit.sps_encounter.validating import issues, validate
-
-ZH = ("abdominal-pain-zh", "zh-anxious-balanced")
-
-
-def zh_case():
-    return catalog_case(*ZH)
-
-
-def codes(result):
-    return [code for _, code, _ in issues(result)]
+from tests.unit.sps_encounter.validating import ZH, codes, issues, validate, zh_case
 
 
 @pytest.mark.parametrize(
@@ -127,22 +117,6 @@ def test_diagnosis_or_coaching_is_the_patients_own_words_not_a_question_report_o
 def test_chinese_patient_questions_reports_and_fears_are_no_diagnosis(reply, flagged):
     turns = dialogue(("您还担心什么？", reply))
     assert codes(validate(turns, zh_case())) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
-
-
-@pytest.mark.parametrize(
-    ("asked", "flagged"),
-    [
-        ("It's early to say, but it could be angina, which we'd want to check for.", False),
-        ("What do you think is going on?", True),
-    ],
-)
-def test_a_diagnosis_the_learner_just_offered_said_back_is_not_the_patients(asked, flagged):
-    turns = dialogue((asked, "Angina. Is that a heart thing? My neighbour's got that, he carries a spray."))
-    assert codes(validate(turns)) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
-    zh = dialogue(
-        ("有可能是阑尾炎，我们要查一下。" if not flagged else "您觉得是怎么回事？", "阑尾炎。我邻居也得过。")
-    )
-    assert codes(validate(zh, zh_case())) == (["DIAGNOSIS_OR_COACHING"] if flagged else [])
 
 
 def test_a_stored_line_of_the_case_is_never_diagnosis_or_coaching():
@@ -350,154 +324,3 @@ def test_a_deadline_stops_validation_between_turns():
         validate_transcript(transcript, case, deadline=time.monotonic() - 1)
     assert raised.value.turns_read == 0
     assert validate_transcript(transcript, case, deadline=time.monotonic() + 60)["errors"] == []
-
-
-# A blind set's false alarms and missed mistakes (g, read on c72e518), each said afresh.
-
-
-@pytest.mark.parametrize(
-    ("learner", "reply"),
-    [
-        ("量好了，体温三十八度二。", "三十八度二？是发烧了吗？"),
-        ("化验出来了，白细胞十三点二。", "十三点二，这个高不高？"),
-    ],
-)
-def test_a_value_the_learner_just_read_out_is_no_leakage_when_the_patient_repeats_it(learner, reply):
-    assert codes(validate(dialogue((learner, reply)), zh_case())) == []
-    assert codes(validate(dialogue(("还有哪里不舒服？", reply)), zh_case())) == ["NUMERIC_LEAKAGE"]
-
-
-@pytest.mark.parametrize(
-    ("reply", "contradicts"),
-    [
-        ("A bit low, I suppose. It's not hopeless or anything.", False),
-        ("Honestly it all feels hopeless.", True),
-    ],
-)
-def test_a_conflict_the_patient_denies_is_no_contradiction(reply, contradicts):
-    turns = dialogue(("How has your mood been lately?", reply))
-    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
-    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
-
-
-@pytest.mark.parametrize(
-    ("reply", "contradicts"),
-    [
-        ("My father, yes, his heart. He was seventy-two.", True),
-        ("My dad passed at eighty.", True),
-        ("My dad, heart attack. He was sixty.", False),
-        ("My mate Kev had a stent last year. He was fifty-five.", False),
-    ],
-)
-def test_a_fathers_age_at_death_other_than_the_cases_contradicts_it(reply, contradicts):
-    turns = dialogue(("Any heart trouble in the family?", reply))
-    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
-
-
-def test_telling_the_learner_what_to_ask_next_is_coaching():
-    coached = dialogue(("Anything else?", "You'll probably want to ask about my tablets next."))
-    assert codes(validate(coached)) == ["DIAGNOSIS_OR_COACHING"]
-    missed = dialogue(("Anything else?", "Honestly, that's the bit people miss: the tablets."))
-    assert codes(validate(missed)) == ["DIAGNOSIS_OR_COACHING"]
-
-
-@pytest.mark.parametrize(
-    ("case", "learner", "measures"),
-    [
-        ("en", "Can I check your full name and date of birth?", False),
-        ("en", "Can I just check, is this the right room for the station?", False),
-        ("en", "Can I just check your pulse?", True),
-        ("zh", "刚才护士测了：体温三十八度一，心率一百零二。", True),
-        ("zh", "您的体温是多少？", True),
-    ],
-)
-def test_checking_who_the_patient_is_measures_nothing_and_results_in_chinese_numerals_do(
-    case, learner, measures
-):
-    chosen = zh_case() if case == "zh" else catalog_case()
-    assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures
-
-
-# An independent review of the rules above: what each must still catch, and leave alone.
-
-
-def test_a_number_the_learner_said_in_another_sense_is_no_reading_read_out():
-    turns = dialogue(
-        ("You mentioned your mum is 88 now?", "She is, bless her. My pulse was 88 too, the nurse said.")
-    )
-    assert codes(validate(turns)) == ["NUMERIC_LEAKAGE"]
-    assert codes(validate(dialogue(("您住的是102床，对吧？", "对，102床。我心率102。")), zh_case())) == [
-        "NUMERIC_LEAKAGE"
-    ]
-
-
-@pytest.mark.parametrize(
-    ("reply", "contradicts"),
-    [
-        ("I'm not NOT hopeless, if that makes sense.", True),
-        ("Honestly, it's never not hopeless these days.", True),
-        ("I don't feel hopeless, just tired.", False),
-        ("I wouldn't call it hopeless.", False),
-    ],
-)
-def test_a_double_negative_is_no_denial_and_a_denied_feeling_is_one(reply, contradicts):
-    turns = dialogue(("How has your mood been lately?", reply))
-    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
-    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
-
-
-@pytest.mark.parametrize(
-    ("reply", "contradicts"),
-    [
-        ("My father died of a heart attack at 72.", True),
-        ("Lost my dad at 75, his heart.", True),
-        ("My dad, yes. He'd smoked since he was 15, and his heart gave out at sixty.", False),
-        ("My dad had a heart attack at sixty. He was 28 when I was born.", False),
-    ],
-)
-def test_a_fathers_age_is_read_only_as_his_age_at_death(reply, contradicts):
-    turns = dialogue(("Any heart trouble in the family?", reply))
-    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
-
-
-@pytest.mark.parametrize(
-    "reply",
-    [
-        "You'll need to ask my wife, she sorts all my tablets.",
-        "You'd want to check with the surgery, I can never remember her name.",
-        "That's the thing people forget about retirement, you lose your routine.",
-    ],
-)
-def test_sending_the_learner_to_someone_else_is_no_coaching(reply):
-    assert codes(validate(dialogue(("Anything else?", reply)))) == []
-
-
-@pytest.mark.parametrize(
-    ("case", "learner", "measures"),
-    [
-        ("en", "Can I check your name and date of birth and then take your blood pressure?", True),
-        ("en", "Can I check, um, your blood pressure?", True),
-        ("zh", "体温三十八度以上才算发烧。还有别的不舒服吗？", False),
-        ("zh", "心率一百多的话您会心慌吗？", False),
-    ],
-)
-def test_a_vital_sign_after_the_name_is_measured_and_a_threshold_is_not(case, learner, measures):
-    chosen = zh_case() if case == "zh" else catalog_case()
-    assert asks_for_measurement(chosen, chosen.lexicon.fold(learner)) is measures
-
-
-# A blind set's false alarms and missed mistakes (h, read on 0b9d290), each said afresh.
-
-
-@pytest.mark.parametrize(
-    ("reply", "contradicts"),
-    [
-        ("My father has always had bad migraines, like me.", True),
-        ("My mum gets migraines, but my dad's fine.", False),
-        ("My dad gets headaches after a long shift, nothing like migraines.", False),
-    ],
-)
-def test_a_father_with_migraines_contradicts_the_headache_case(reply, contradicts):
-    turns = dialogue(("Any headaches in the family?", reply))
-    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
-    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])

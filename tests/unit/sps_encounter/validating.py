@@ -8,6 +8,7 @@ from sps_encounter.engine.validator import validate_transcript
 from tests.unit.sps_encounter.support import catalog_case, load_schema, schema_errors
 
 RESULT_SCHEMA = load_schema("validation-result.schema.json")
+ZH = ("abdominal-pain-zh", "zh-anxious-balanced")
 SEVERITY_BUCKET = {"ERROR": "errors", "WARN": "warnings", "INFO": "info"}
 
 
@@ -31,3 +32,11 @@ def issues(result):
         for bucket in ("errors", "warnings", "info")
         for issue in result[bucket]
     ]
+
+
+def codes(result):
+    return [code for _, code, _ in issues(result)]
+
+
+def zh_case():
+    return catalog_case(*ZH)
