@@ -48,9 +48,8 @@ def named_union(named: Iterable[tuple[str, str]]) -> tuple[re.Pattern[str] | Non
 # "etc." and "approx." end one only before a capital. A dot inside a word or a number ("5.5",
 # "e.g", "nhs.uk") is never a break: the break needs no letter or digit right after it.
 _TITLES = r"dr|mr|mrs|ms|mx|prof|st|sr|jr|rev|hon|fr|sgt|capt|col|gen|vs|cf|viz|e\.g|i\.e|incl|esp|ca"
-_TRAILING_ABBREVIATION = re.compile(
-    rf"(?<![^\W\d_])(?:(?P<title>{_TITLES})|etc|approx|mins?|hrs?|a\.m|p\.m)$", re.I
-)
+_OTHER_ABBREVIATIONS = r"etc|approx|min|mins|hr|hrs|a\.m|p\.m"
+_TRAILING_ABBREVIATION = re.compile(rf"(?<![^\W\d_])(?:(?P<title>{_TITLES})|{_OTHER_ABBREVIATIONS})$", re.I)
 _CAPITAL = re.compile(r"\s*[\"'(\[]?[A-Z]")
 
 
@@ -86,7 +85,7 @@ def _suspect_dot_pattern() -> re.Pattern[str]:
     """One search for a dot that may not end a sentence: one inside a word or a number, or one
     after an abbreviation, each abbreviation length a fixed-width look-behind. Most turns have no
     such dot: one scan in C instead of a search around every dot."""
-    abbreviations = (*_TITLES.split("|"), "etc", "approx", "min", "mins", "hr", "hrs", r"a\.m", r"p\.m")
+    abbreviations = (*_TITLES.split("|"), *_OTHER_ABBREVIATIONS.split("|"))
     by_length: dict[int, list[str]] = {}
     for abbreviation in abbreviations:
         by_length.setdefault(len(abbreviation.replace("\\", "")), []).append(abbreviation)
