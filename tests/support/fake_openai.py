@@ -141,6 +141,9 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = _SOCKET_TIMEOUT_SECONDS
+    # Headers and body are two writes: with Nagle's algorithm every reply would wait about 40 ms
+    # for the SDK's delayed ACK, latency that no scripted Delay asked for.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from persona_rails_dev.demo import run_demo
 from persona_rails_dev.local_env import DEV_USER_ID, mint_token
-from persona_rails_dev.server import LAMBDA_EVENT_MAX_BYTES, MAX_BODY_BYTES
+from persona_rails_dev.server import LAMBDA_EVENT_MAX_BYTES, MAX_BODY_BYTES, _RequestHandler
 from persona_rails_dev.template import functions, http_api_cors
 
 
@@ -261,3 +261,20 @@ def test_each_functions_openapi_document_is_served(local_stack):
     document = json.loads(body)
     assert document["info"]["title"] == "InterceptSessionFunction"
     assert "/intercept-session/{session_id}/reason" in document["paths"]
+
+
+def test_replies_are_sent_without_waiting_for_nagles_algorithm(local_stack, monkeypatch):
+    # Headers and body leave in two writes; with Nagle's algorithm on, the body would wait for the
+    # client's delayed ACK (about 40 ms a reply, which made the contract pass 3x slower).
+    seen: list[int] = []
+    handle = _RequestHandler.handle
+
+    def recording(self):  # type: ignore[no-untyped-def]
+        seen.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        handle(self)
+
+    monkeypatch.setattr(_RequestHandler, "handle", recording)
+    status, _ = _status_and_json(_raw(local_stack, b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"))
+    assert status == 404
+    assert seen
+    assert all(seen)
