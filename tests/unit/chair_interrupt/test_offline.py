@@ -81,6 +81,12 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "There's a notion floating around that Bentham wanted everyone in a panopticon.",
         "按照某些人的逻辑，帮助陌生人都是伪善。",
         "谁也不会这么说：康德只在乎规则，不在乎人。",
+        # A fourth blind set's hedges (h, read on 4227c41), said afresh.
+        "From the chat: 'Isn't virtue ethics just what the rich call good manners?' I'll take it.",
+        "No one's saying the poor should be grateful for sweatshop wages.",
+        "The moderator suggests Rawls called the welfare state 'theft'. He said no such thing.",
+        "边沁常被这么概括：只要结果好，什么手段都行。",
+        "难道我们真的相信自由市场会自己照顾病人吗？",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -162,6 +168,10 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "康德的原话是：'为了救朋友撒谎是道德义务'，你们自己回去查。",
         "别拿教科书说事，边沁本人就主张把穷人送进济贫院。",
         "我不是转述别人，我自己就认为功利主义者都是冷血的刽子手。",
+        # Own claims beside the fourth blind set's forms.
+        "Kant's kingdom of ends isn't a metaphor; it's what Mill's harm principle can't reach.",
+        "Nobody's wealth is their own achievement; Nozick's entitlement theory is a fairy tale.",
+        "难道你们真的认为康德主张对杀人犯说实话只是为了规则？他就是这么主张的。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
