@@ -86,6 +86,24 @@ def test_concessions_loaded_terms_and_definitions_are_read():
     assert defined.defined
 
 
+@pytest.mark.parametrize(
+    ("text", "conceding"),
+    [
+        # A fourth blind set's concessions (h, read on 4227c41), said afresh.
+        ("OK, I'll give you that point: no pilot has run long enough to show it.", True),
+        ("That's a big concession, and I make it knowingly.", True),
+        ("Autonomy is no longer my argument; fairness is.", True),
+        ("如果你能证明这一点，我就站到你那边。", True),
+        # The same words that give nothing.
+        ("I'll give you the figures after the break.", False),
+        ("My argument is the same as it was an hour ago.", False),
+        ("他一直站在穷人那边。", False),
+    ],
+)
+def test_a_concession_in_other_words_is_read(text, conceding):
+    assert reading(text).concession is conceding
+
+
 def test_rule_features_name_what_was_read():
     text = "Mill was the one who argued lying is always wrong!"
     features = rule_features(
