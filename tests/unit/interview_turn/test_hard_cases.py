@@ -205,6 +205,9 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("My husband swore we won't touch that money again, and we never did.", None),
         ("先别录了，我去倒杯水。", None),
         ("儿子叫我别录了，我偏要录完。", None),
+        # Shanghainese (Wu) for 活着没意思, the form r's last zh miss used.
+        ("活勒海真呒啥意思，天天就等天黑。", HardStop.SELF_HARM),
+        ("搿部电影老早看过，呒没啥意思。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):
