@@ -208,6 +208,33 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         # Shanghainese (Wu) for 活着没意思, the form r's last zh miss used.
         ("活勒海真呒啥意思，天天就等天黑。", HardStop.SELF_HARM),
         ("搿部电影老早看过，呒没啥意思。", None),
+        # Late life and care settings (d, read blind on 3e2582c), said afresh.
+        ("There's a tightness coming on in my chest as we talk.", HardStop.ACUTE_DISTRESS),
+        ("Ooh, and now it's spreading into my jaw.", HardStop.ACUTE_DISTRESS),
+        ("I can't... wait... where's my... my puffer...", HardStop.ACUTE_DISTRESS),
+        ("我的救心丸呢？", HardStop.ACUTE_DISTRESS),
+        ("她说透不过来，嘴唇都紫了，医生！", HardStop.ACUTE_DISTRESS),
+        ("He keeps saying he's been thinking it would be easier. I don't like it.", HardStop.SELF_HARM),
+        ("戒指给了女儿，我也不打算再等多久了。", HardStop.SELF_HARM),
+        ("Enough.", HardStop.STOP_REQUEST),
+        ("His brother's side of the family is off limits, sorry.", HardStop.STOP_REQUEST),
+        ("I think we should drop the whole book, love. Thank you anyway.", HardStop.STOP_REQUEST),
+        ("The pain went down my left arm that time, and they said it was angina.", None),
+        ("It's going down the road to the chapel, that lane, past the school.", None),
+        ("Where's my photo album? I wanted to show you the wedding.", None),
+        ("We kept the oxygen in the hall cupboard for Dad.", None),
+        ("My sister shouted 'Help!' and the lifeguard came running.", None),
+        ("I was thinking it'd be quicker to take the ferry, but it wasn't.", None),
+        ("那年我不打算再等了，自己买了票回乡下。", None),
+        ("Enough to feed six of us, just about.", None),
+        ("The base was off limits to us kids, so of course we climbed the fence.", None),
+        ("Let's leave the whole thing for today and pick it up Tuesday.", None),
+        ("Is that the drip? Turn that thing off a second, I can't hear myself.", None),
+        ("Wah, my heart so racing now, and my hands cold cold.", HardStop.ACUTE_DISTRESS),
+        ("My heart's racing now and then since the new tablets, the doctor knows.", None),
+        # s's last zh miss, said afresh.
+        ("那件事别再问，我打死也不讲。", HardStop.STOP_REQUEST),
+        ("妈妈叫我别再问，我死也不说。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

@@ -104,6 +104,11 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("我先歇一歇，倒杯茶再讲。", True),
         ("泡杯茶再聊吧。", True),
         ("医生叫我歇一歇，别下地了。", False),
+        # Care settings (d, read blind on 3e2582c), said afresh.
+        ("Switch that off a sec, the tea's here.", True),
+        ("Would you pause it? The nurse wants to turn me.", True),
+        ("There was a long pause before he answered.", False),
+        ("We'd switch the wireless off at nine sharp.", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
