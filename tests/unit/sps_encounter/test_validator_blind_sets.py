@@ -175,3 +175,75 @@ def test_a_father_with_migraines_contradicts_the_headache_case(reply, contradict
     turns = dialogue(("Any headaches in the family?", reply))
     result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
     assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+# A blind set's false alarms and missed mistakes (i, read on 3e2582c), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("reply", "leaked"),
+    [
+        ("Fine, I think. Funnily enough the pharmacist did it today, 130 over 80.", False),
+        ("Last time was about 125 over 80, nothing to worry about.", False),
+        ("Yes, it's normal, 118 over 74 right now, so it can't be that.", True),
+    ],
+)
+def test_asked_for_a_reading_they_know_the_patient_may_tell_one_but_not_todays(reply, leaked):
+    asked = "Have you had your blood pressure checked recently?"
+    result = validate(dialogue((asked, reply)), catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["NUMERIC_LEAKAGE"] if leaked else [])
+    measured = dialogue(("Let me check your blood pressure now.", reply))
+    assert codes(validate(measured, catalog_case("headache", "en-friendly-balanced"))) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "leaked"),
+    [
+        ("My Fitbit says my heart rate's up to 81 from about 66. The coffee?", False),
+        ("According to my watch my pulse is 90 most afternoons.", False),
+        ("My heart rate's 81, and it keeps going up.", True),
+    ],
+)
+def test_a_reading_of_the_patients_own_device_is_no_leakage(reply, leaked):
+    result = validate(dialogue(("How much coffee do you get through?", reply)))
+    assert codes(result) == (["NUMERIC_LEAKAGE"] if leaked else [])
+
+
+def test_a_weight_read_out_in_kilograms_may_be_repeated():
+    case = catalog_case("headache", "en-friendly-balanced")
+    turns = dialogue(("Hop on the scales for me.", "OK."), ("64 kilograms.", "64, yeah, same as always."))
+    assert codes(validate(turns, case)) == []
+    unread = dialogue(("How's your appetite?", "Fine. I'm 64 kilograms, same as always."))
+    assert codes(validate(unread, case)) == ["NUMERIC_LEAKAGE"]
+
+
+@pytest.mark.parametrize(
+    ("case", "reply", "coached"),
+    [
+        ("en", "Shouldn't you be checking my blood pressure first?", True),
+        ("en", "Aren't you going to ask me about my family?", True),
+        ("en", "Don't you feel cold in this room?", False),
+        ("en", "My wife said, shouldn't you be checking with the doctor?", False),
+        ("zh", "医生，你是不是该先摸一下我肚子？", True),
+        ("zh", "对了，你也得问问我月经的事。", True),
+        ("zh", "这事我还得问问我老公。", False),
+        ("zh", "你是不是刚毕业？", False),
+    ],
+)
+def test_telling_the_learner_what_to_do_is_coaching_even_as_a_question(case, reply, coached):
+    chosen = zh_case() if case == "zh" else catalog_case()
+    result = validate(dialogue(("还有吗？" if case == "zh" else "Anything else?", reply)), chosen)
+    assert codes(result) == (["DIAGNOSIS_OR_COACHING"] if coached else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("My dad's heart. He was seventy-odd, I think, when it took him.", True),
+        ("My father, heart attack. He was eighty — no, I'm muddling him with Grandad.", True),
+        ("My dad, heart attack. He was sixty-odd, I think.", False),
+    ],
+)
+def test_a_fathers_age_said_roughly_still_contradicts_the_case(reply, contradicts):
+    turns = dialogue(("Any heart trouble in the family?", reply))
+    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])

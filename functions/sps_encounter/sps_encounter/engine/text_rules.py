@@ -1,7 +1,8 @@
 """The validator's own readings of patient text, per language: reading requests, vital signs,
-units of time and count, ages, history, reported speech, fears. The lexicon's model holds what
-the runtime and the validator share; these lists serve only the validator's text-only rules, so
-they live beside it. Matched on folded text."""
+units of time and count, ages, history, reported speech, fears, readings said as today's, and
+coaching put as a question. The lexicon's model holds what the runtime and the validator share;
+these lists serve only the validator's text-only rules, so they live beside it. Matched on folded
+text."""
 
 from __future__ import annotations
 
@@ -53,10 +54,26 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|november|december)|a (?:few|couple of) (?:weeks|months|years) ago|ago|years back)\b"
             r"|\b(?:at|from) (?:the |my )?(?:pharmacy|chemist|gp|doctor'?s|surgery|clinic|hospital|a&e"
             r"|check-?up|work|health check)\b"
-            r"|\b(?:it|they|the (?:machine|monitor|cuff)|my (?:machine|monitor|cuff))"
-            r"(?: always)? (?:said|was|were|showed|came out|told me)\b"
+            # A reading of the patient's own device: "my watch says my resting heart rate's 78".
+            r"|\b(?:it|they|the (?:machine|monitor|cuff|meter|watch|app|scales)|my (?:machine|monitor|cuff"
+            r"|meter|(?:smart ?|apple |fitness )?watch|fitbit|garmin|phone|app|tracker|scales|oximeter))"
+            r"(?: always| just)? (?:said|says|was|were|showed|shows|reads|came out|told me|tells me"
+            r"|reckons)\b"
+            r"|\baccording to (?:my|the) (?:watch|app|phone|monitor|machine|tracker|fitbit|meter|scales)\b"
+            r"|\b(?:pharmacist|chemist|nurse|gp|doctor) (?:did|took|checked|measured|done) (?:it|them|mine)\b"
             r"|\b(?:used to|usually|normally|always|tends to|on average|was|were|had been)\b"
             r"|\bat (?:christmas|easter|new year|thanksgiving|my (?:wedding|last|old))\b",
+        ),
+        # In the sentence of a reading: said as today's, when the learner asked only for a reading
+        # the patient knows ("Have you had it checked?" "Yeah, 118 over 74 today").
+        "said_now": (r"\b(?:today|right now|now|at the moment|currently|this (?:afternoon|evening))\b",),
+        # A question that tells the learner what to do ("Shouldn't you be checking my neck?"):
+        # coaching, though asked.
+        "coaching_question": (
+            r"\b(?:shouldn'?t|aren'?t|don'?t|won'?t) you (?:be |first |also )?(?:going to |gonna "
+            r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?(?:about|if|whether)"
+            r"|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on|feel(?:ing)? (?:my|for)|listen(?:ing)? to my"
+            r"|look(?:ing)? (?:at|in) my|order(?:ing)?|test(?:ing)? (?:my|for))\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
@@ -173,7 +190,18 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "history_after": (r"\s*(?:左右|上下|多)?\s*(?:的时间|的时候)",),
         "remembered": (
             r"上次|上回|上个?(?:月|星期|礼拜|周)|昨天|昨晚|前天|夜里|半夜|去年|前几天|以前|之前|平时|平常|一般|体检|单位|药店|诊所|社区|在家"
-            r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年",
+            r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年"
+            # The patient's own device: "手环显示心率九十多".
+            r"|手环|手表|血压计|血糖仪|体重秤|(?:手机|app)(?:上|里)",
+        ),
+        # In the sentence of a reading: said as today's, when the learner asked only for a reading
+        # the patient knows ("测过，今天118/74").
+        "said_now": (r"今天|今儿|现在|目前|这会儿",),
+        # A question that tells the learner what to do ("你是不是该按一下我右下腹？"): coaching, though
+        # asked.
+        "coaching_question": (
+            r"(?:你|您)(?:是不是|是否|难道不|不是)(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
+            r"(?:按|摸|压|查|检查|听|量|问|开|做)",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
@@ -217,6 +245,8 @@ class TextRules:
     fear: re.Pattern[str]
     second_person: re.Pattern[str]
     denied_before: re.Pattern[str]
+    said_now: re.Pattern[str]
+    coaching_question: re.Pattern[str]
 
 
 @cache
@@ -239,6 +269,8 @@ def text_rules(language: Language) -> TextRules:
         fear=union(lists["fear"]),
         second_person=union(lists["second_person"]),
         denied_before=union(lists["denied_before"]),
+        said_now=union(lists["said_now"]),
+        coaching_question=union(lists["coaching_question"]),
     )
 
 

@@ -83,6 +83,18 @@ class _FactRules(_RunState):
                         {"match": match.group(0)},
                     )
                     return
+        # Telling the learner what to do stays coaching when put as a question ("Shouldn't you be
+        # checking my neck?"), unless it repeats someone else's words.
+        coaching = self.rules.coaching_question.search(turn.normal)
+        if coaching is not None and not self.rules.reported.search(
+            turn.normal, _sentence_around(turn.normal, coaching.start())[0], coaching.start()
+        ):
+            self.error(
+                "DIAGNOSIS_OR_COACHING",
+                turn.index,
+                "the patient diagnosed or coached",
+                {"match": coaching.group(0)},
+            )
 
     def _excused(self, normal: str, match: re.Match[str]) -> bool:
         """A diagnosis or coaching match that is not the patient's own: inside one of the case's

@@ -4,6 +4,7 @@ today's findings) when nothing was measured, and what counts as the learner meas
 from __future__ import annotations
 
 import re
+from enum import Enum
 
 from sps_encounter.engine.compiled import Case
 from sps_encounter.engine.text import with_arabic_numerals, with_digits
@@ -21,8 +22,8 @@ class _NumberRules(_RunState):
     # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
     __slots__ = ()
 
-    def _measuring(self) -> bool:
-        return self.asked is not None and asks_for_measurement(self.case, self.asked)
+    def _asked(self) -> Asked | None:
+        return None if self.asked is None else measurement_asked(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
         # English numbers in words stay words here: patients say their own usual weights and
@@ -31,11 +32,16 @@ class _NumberRules(_RunState):
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
         if not _DIGIT.search(normal):
             return
-        # After a measurement request the patient may read its result out, unless they wave the
-        # measurement away and say the number themselves ("不用量了，三十八度一").
-        if self._measuring() and not self.rules.declines_measurement.search(normal):
-            return
-        leaked = self._leaked_numbers(normal)
+        # After a measurement the patient may read its result out, unless they wave the measurement
+        # away and say the number themselves ("不用量了，三十八度一"). Asked for a reading they know
+        # ("Have you had your blood pressure checked?"), they may tell any, but not today's.
+        asked = self._asked()
+        if asked is not None and not self.rules.declines_measurement.search(normal):
+            if asked is Asked.MEASURED:
+                return
+            leaked = self._said_as_todays(normal)
+        else:
+            leaked = self._leaked_numbers(normal)
         if leaked:
             read_out = self._read_out()
             leaked = [value for value in leaked if not _echoed(value, read_out)]
@@ -91,6 +97,24 @@ class _NumberRules(_RunState):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
 
+    def _said_as_todays(self, normal: str) -> list[str]:
+        """Vital signs told as today's ("118 over 74 today"), in a sentence that places them
+        nowhere else ("at the pharmacy today", "my watch says… now") and gives them to no one
+        else: the patient does not know today's readings before the learner takes them."""
+        rules = self.rules
+        leaked: list[str] = []
+        for match in rules.vital_reading.finditer(normal):
+            start = match.start()
+            sentence_start, sentence_end = _sentence_around(normal, start)
+            if (
+                rules.said_now.search(normal, sentence_start, sentence_end) is not None
+                and rules.remembered.search(normal, sentence_start, sentence_end) is None
+                and not rules.count_unit.match(normal, number_end(match))
+                and not self._not_own(normal, start)
+            ):
+                leaked.append(match.group().strip())
+        return leaked
+
     def _read_out(self) -> set[str]:
         """The numbers of the readings the learner's turn before read out: a patient who repeats
         one ("三十八度一？发烧了啊？" after "体温好了……三十八度一") heard it and did not make it up. A number
@@ -137,18 +161,33 @@ def _echoed(value: str, read_out: set[str]) -> bool:
     return bool(numbers) and numbers <= read_out
 
 
-def asks_for_measurement(case: Case, folded: str) -> bool:
-    """A learner turn that measures or examines ("Can we check your blood pressure?"), reads a
-    result out ("152 over 94, pulse 88."), or asks for a reading the patient knows ("What's your
-    usual blood pressure?", "What did your home monitor say?"): after it, the patient may say a
-    number."""
+class Asked(Enum):
+    """How a learner turn asks for a number the patient may then say."""
+
+    # Measures or examines ("Can we check your blood pressure?") or reads a result out ("152 over
+    # 94, pulse 88."): the patient may say today's values.
+    MEASURED = "measured"
+    # Asks for a reading the patient knows ("What's your usual blood pressure?", "What did your
+    # home monitor say?"): the patient may say theirs, not today's.
+    KNOWN_READING = "known_reading"
+
+
+def measurement_asked(case: Case, folded: str) -> Asked | None:
     rules = text_rules(case.language)
-    if case.lexicon.measurement.search(folded) or rules.reading_request.search(folded):
-        return True
+    if case.lexicon.measurement.search(folded):
+        return Asked.MEASURED
     # A result read out in words ("体温三十八度一", "one fifty-two over ninety-four") is read in
     # digits; a threshold or a supposition ("三十八度以上才算发烧", "心率一百多的话") reads nothing out.
     digits = with_digits(folded)
-    return any(
-        not _NO_READING_AFTER.match(digits, number_end(match))
-        for match in rules.vital_reading.finditer(digits)
-    )
+    readings = rules.vital_reading.finditer(digits)
+    if any(not _NO_READING_AFTER.match(digits, number_end(match)) for match in readings):
+        return Asked.MEASURED
+    if rules.reading_request.search(folded):
+        return Asked.KNOWN_READING
+    return None
+
+
+def asks_for_measurement(case: Case, folded: str) -> bool:
+    """A learner turn after which the patient may say a number: it measures, reads a result out,
+    or asks for a reading the patient knows."""
+    return measurement_asked(case, folded) is not None
