@@ -3,13 +3,14 @@
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from persona_rails.auth import AuthError, AuthNotConfiguredError, bearer_token, verify, verify_hs256
+from tests.support.http_handler import POLL_SECONDS, PromptHandler
 
 SECRET = "unit-test-secret-with-at-least-32-characters"
 SUB = "7d3c1a52-5b7e-4c39-9a43-2f0d3f3c9e11"
@@ -88,18 +89,15 @@ def jwks_server():
         keys.append({**jwk, "kid": kid, "alg": alg, "use": "sig"})
     body = json.dumps({"keys": keys}).encode()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(PromptHandler):
         def do_GET(self):
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args):
-            pass
-
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(POLL_SECONDS,), daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}/auth/v1/.well-known/jwks.json", rsa_key, ec_key
     server.shutdown()
 

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -25,6 +25,7 @@ from persona_rails.moderation.checker import (
     build_payload,
     parse_response,
 )
+from tests.support.http_handler import POLL_SECONDS, PromptHandler
 
 TEXT = "亲爱的，我好想你"
 PERSONA = "冷静克制的教练"
@@ -79,7 +80,7 @@ class ModerationServer:
 def server() -> Iterator[ModerationServer]:
     state = ModerationServer(url="")
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(PromptHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length))
@@ -95,12 +96,9 @@ def server() -> Iterator[ModerationServer]:
             except OSError:  # the client gave up (the timeout test)
                 pass
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.01,), daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(POLL_SECONDS,), daemon=True)
     thread.start()
     yield state
     httpd.shutdown()

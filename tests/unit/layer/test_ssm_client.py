@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from persona_rails import ssm
 from persona_rails.ssm import SsmError, endpoint, get_parameters
+from tests.support.http_handler import POLL_SECONDS, PromptHandler
 from tests.support.moto_ssm import AWS_ENVIRONMENT, MotoSsm, moto_ssm_server
 
 
@@ -55,7 +56,7 @@ class Scripted:
         self.requests: list[dict[str, str]] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(PromptHandler):
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 outer.requests.append(dict(self.headers.items()))
@@ -70,11 +71,8 @@ class Scripted:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True).start()
         self.environment = {
             **AWS_ENVIRONMENT,
             "AWS_ENDPOINT_URL_SSM": f"http://127.0.0.1:{self.server.server_port}",
