@@ -202,7 +202,7 @@ class HighPattern(NamedTuple):
 # A pattern of ASCII letters, spaces, apostrophes and \b, \s, \s+, \s* only (after an optional
 # "(?i)"), with at least one letter, needs every one of its letters, so it cannot match a text
 # holding no Latin letter (`LATIN_LETTER`). Any other pattern is always searched.
-_LATIN_WORDS = re.compile(r"(?:\(\?i\))?(?:\\b|\\s[+*]?|[A-Za-z' ])*[A-Za-z](?:\\b|\\s[+*]?|[A-Za-z' ])*")
+_LATIN_WORDS = re.compile(r"(?:\(\?i\))?(?:\\b|\\s[+*]?|[' ])*[A-Za-z](?:\\b|\\s[+*]?|[A-Za-z' ])*")
 # What such a letter matches even under IGNORECASE: a Latin letter, or one of the three characters
 # Python's `re` holds equal to one (ı to i, ſ to s, the Kelvin sign to k).
 LATIN_LETTER = re.compile("[A-Za-z\u0131\u017f\u212a]")

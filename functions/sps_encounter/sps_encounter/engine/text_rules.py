@@ -102,13 +102,13 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # Right after a bare number: a unit of time, age or count, so not a vital sign.
         # Right after a bare number: a unit of time, age or count, so not a vital sign.
         "count_unit": (
-            r"(?:\s*(?:-|–|to|or|and)\s*\d+(?:\.\d+)?)?\s*-?\s*(?:\+|odd|plus|or so|ish)?\s*"
+            r"(?:\s*(?:-|–|to|or|and)\s*\d+(?:\.\d+)?)?\s*(?:-\s*)?(?:(?:\+|odd|plus|or so|ish)\s*)?"
             r"(?:hours?|hrs?|days?|nights?|weeks?|wks?|months?|years?|yrs?|decades?|minutes?|mins?|seconds?"
             r"|secs?|times?|(?:years? )?old|y/?o|o'?clock|a\.?m|p\.?m|th|st|nd|rd|s|people|kids|children"
             r"|grandchildren|cigarettes|cigs|fags|pills|tablets|floors|steps|stairs|flights|miles|kilometres"
             r"|kilometers|km|metres|meters|yards|feet|ft|blocks|packs?|units|drinks|pints|glasses|cups"
             r"|bottles|cans|pages|laps|goes|attempts|episodes|attacks)(?![^\W\d_])",
-            r"\s*,?\s*(?:when|before|after) (?:he|she|they|i|we) (?:died|passed|retired)",
+            r"\s*(?:,\s*)?(?:when|before|after) (?:he|she|they|i|we) (?:died|passed|retired)",
         ),
         # Right before a bare number: someone's age ("he was 88", "died at 88").
         "age_before": (
