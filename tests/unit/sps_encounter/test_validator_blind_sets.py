@@ -247,3 +247,60 @@ def test_telling_the_learner_what_to_do_is_coaching_even_as_a_question(case, rep
 def test_a_fathers_age_said_roughly_still_contradicts_the_case(reply, contradicts):
     turns = dialogue(("Any heart trouble in the family?", reply))
     assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+# A blind set's false alarms and missed mistakes (j, read on 8110a3b), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("learner", "reply", "leaked"),
+    [
+        (
+            "Any problems with your blood pressure?",
+            "The nurse took it out front: a hundred and eighteen over seventy-four.",
+            True,
+        ),
+        (
+            "Any problems with your blood pressure?",
+            "Last year it was about one-thirty over eighty-five.",
+            False,
+        ),
+        (
+            "One eighteen over seventy-four.",
+            "A hundred and eighteen over seventy-four? Is that all right?",
+            False,
+        ),
+    ],
+)
+def test_todays_whole_reading_said_in_words_is_leakage(learner, reply, leaked):
+    result = validate(dialogue((learner, reply)), catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["NUMERIC_LEAKAGE"] if leaked else [])
+
+
+def test_asking_what_the_learner_should_ask_is_coaching():
+    turns = dialogue(("Anything else?", "Aren't you going to ask me what I take for them?"))
+    assert codes(validate(turns)) == ["DIAGNOSIS_OR_COACHING"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [("I've even been sick with the worst ones.", True), ("I haven't been sick, just queasy.", False)],
+)
+def test_being_sick_with_the_headaches_contradicts_the_case(reply, contradicts):
+    turns = dialogue(("Any nausea or vomiting?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "echoed"),
+    [
+        ("Mum: She's had it since Sunday night.", "Mum: She hasn't eaten anything since.", False),
+        ("林晓雯：昨天晚上开始疼的。", "林晓雯：没有吐，就是恶心。", False),
+        ("She's had it since Sunday night.", "She's had nothing to eat since.", True),
+    ],
+)
+def test_a_speakers_name_is_no_opening(first, second, echoed):
+    case = zh_case() if not first.isascii() else catalog_case()
+    turns = dialogue(("When did it start?", first), ("Eating all right?", second))
+    assert ("OPENER_ECHO" in codes(validate(turns, case))) is echoed

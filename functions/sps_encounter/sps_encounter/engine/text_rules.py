@@ -71,9 +71,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # coaching, though asked.
         "coaching_question": (
             r"\b(?:shouldn'?t|aren'?t|don'?t|won'?t) you (?:be |first |also )?(?:going to |gonna "
-            r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?(?:about|if|whether)"
-            r"|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on|feel(?:ing)? (?:my|for)|listen(?:ing)? to my"
-            r"|look(?:ing)? (?:at|in) my|order(?:ing)?|test(?:ing)? (?:my|for))\b",
+            r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?"
+            r"(?:about|if|whether|what|how|when|which)|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on"
+            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in) my|order(?:ing)?"
+            r"|test(?:ing)? (?:my|for))\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").

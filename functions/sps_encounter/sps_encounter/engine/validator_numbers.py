@@ -15,6 +15,7 @@ from sps_encounter.engine.validator_turns import _Patient, _sentence_around
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
 _PERCENT = re.compile(r"(?:%|percent)$")
+_NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)", re.I)
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
 
 
@@ -30,7 +31,8 @@ class _NumberRules(_RunState):
         # remembered readings in words, and the rules that tell those from today's findings were
         # measured on digits (docs/judges.md, the blind set g).
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
-        if not _DIGIT.search(normal):
+        spelled = [] if turn.chinese else self._todays_pairs_in_words(normal)
+        if not _DIGIT.search(normal) and not spelled:
             return
         # After a measurement the patient may read its result out, unless they wave the measurement
         # away and say the number themselves ("不用量了，三十八度一"). Asked for a reading they know
@@ -42,6 +44,7 @@ class _NumberRules(_RunState):
             leaked = self._said_as_todays(normal)
         else:
             leaked = self._leaked_numbers(normal)
+        leaked = list(dict.fromkeys([*leaked, *spelled]))
         if leaked:
             read_out = self._read_out()
             leaked = [value for value in leaked if not _echoed(value, read_out)]
@@ -96,6 +99,20 @@ class _NumberRules(_RunState):
             if all(end <= a or start >= b for a, b in kept):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
+
+    def _todays_pairs_in_words(self, normal: str) -> list[str]:
+        """Today's whole reading said in words ("she said it was one-fifty-two over ninety-four"
+        in a case whose blood pressure is 152/94): a remembered pair is never exactly today's, so
+        only today's pairs are read in words; other numbers in words stay words."""
+        if not self.case.objective_pairs or not _NUMBER_WORD.search(normal):
+            return []
+        digits = with_digits(normal)
+        return [
+            match.group().strip()
+            for match in self.rules.vital_reading.finditer(digits)
+            if "/".join(_NUMBER.findall(match.group())[:2]) in self.case.objective_pairs
+            and len(_NUMBER.findall(match.group())) >= 2
+        ]
 
     def _said_as_todays(self, normal: str) -> list[str]:
         """Vital signs told as today's ("118 over 74 today"), in a sentence that places them

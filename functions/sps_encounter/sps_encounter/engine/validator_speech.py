@@ -22,6 +22,9 @@ from sps_encounter.engine.validator_turns import (
 
 ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 _WORDLIKE = re.compile(r"[^\W_]")
+# Who speaks, when a turn holds a relative's or an interpreter's words too ("Sandra: …", "林晓雯：…"):
+# a name is no opening, or every labelled turn would echo the one before.
+_SPEAKER_LABEL = re.compile(r"^\W*[^\W\d_]{1,12}(?: [^\W\d_]{1,12}){0,2}\s*[:：]\s*")
 
 
 # A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
@@ -66,7 +69,7 @@ class _SpeechRules(_RunState):
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
         # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
         # open differently), so it costs nothing per turn.
-        tokens = opening_tokens(turn.folded, self.case.language)
+        tokens = opening_tokens(_SPEAKER_LABEL.sub("", turn.folded, count=1), self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
         previous, self.previous_opening = self.previous_opening, turn
         if (
