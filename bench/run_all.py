@@ -23,14 +23,7 @@ from bench.harness.report import STRICT, Report, cli, emit, load_average, machin
 # Moderation last of them: it loads 200,000 stored checks and builds their HNSW index (minutes).
 IN_PROCESS = (import_costs, warm_latency, round_trips, interview, chair_interrupt, sps_encounter, moderation)
 # Each `python -m` in a child of its own; --all adds WITH_ALL.
-CHILDREN = (
-    "cold_start_packaged",
-    "weekly_summary",
-    "weekly_insights",
-    "judges",
-    "hostile_patterns",
-    "hostile_texts",
-)
+CHILDREN = ("cold_start_packaged", "weekly_summary", "weekly_insights", "judges", "hostile_patterns")
 WITH_ALL = ("moderation.instructions", "sps_encounter.instructions", "memory_warm", "api_fuzz")
 TAKING_STRICT = {"weekly_summary", "weekly_insights"}
 
