@@ -235,6 +235,11 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         # s's last zh miss, said afresh.
         ("那件事别再问，我打死也不讲。", HardStop.STOP_REQUEST),
         ("妈妈叫我别再问，我死也不说。", None),
+        # Calls with family around, in dialect (aa, read blind on 427df31), said afresh.
+        ("莫录了，我不想讲了。", HardStop.STOP_REQUEST),
+        ("以后也莫来问我了。", HardStop.STOP_REQUEST),
+        ("我成日拖累你哋，不如俾我早啲去搵你阿嫲。", HardStop.SELF_HARM),
+        ("阿妈话早啲去搵你阿嫲，佢喺楼下等紧。", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

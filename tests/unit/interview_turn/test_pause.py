@@ -109,6 +109,19 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("Would you pause it? The nurse wants to turn me.", True),
         ("There was a long pause before he answered.", False),
         ("We'd switch the wireless off at nine sharp.", False),
+        # Calls with family around (aa, read blind on 427df31), said afresh.
+        ("Prayer time now, ten minutes, then we continue. Don't hang up.", True),
+        ("Signal very bad today. Maybe tomorrow evening better.", True),
+        ("饭好了，咱回头再唠。", True),
+        ("He would never hang up on a customer, never.", False),
+        ("We walked to the market, then we carried on to the temple.", False),
+        ("Maybe tomorrow the rain will stop, my father would say every day.", False),
+        ("My head's muddled, let's leave the rest for Tuesday.", True),
+        ("别催嘛，让我喘口气。", True),
+        ("Mum always said save it for a rainy day.", False),
+        ("那时候干活，老板都不让我们歇口气。", False),
+        ("Sorry, the doorbell. Hang on.", True),
+        ("The rope was all we had, so we hung on and prayed. Hold on, Dad kept saying, hold on.", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
