@@ -27,9 +27,9 @@ class _NumberRules(_RunState):
         return None if self.asked is None else measurement_asked(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
-        # English numbers in words stay words here: patients say their own usual weights and
-        # remembered readings in words, and the rules that tell those from today's findings were
-        # measured on digits (docs/judges.md, the blind set g).
+        # English numbers in words stay words here, but for today's whole reading: patients say
+        # their own usual weights and remembered readings in words, and the rules that tell those
+        # from today's findings were measured on digits (docs/judges.md, the blind sets g and j).
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
         spelled = [] if turn.chinese else self._todays_pairs_in_words(normal)
         if not _DIGIT.search(normal) and not spelled:
@@ -106,13 +106,12 @@ class _NumberRules(_RunState):
         only today's pairs are read in words; other numbers in words stay words."""
         if not self.case.objective_pairs or not _NUMBER_WORD.search(normal):
             return []
-        digits = with_digits(normal)
-        return [
-            match.group().strip()
-            for match in self.rules.vital_reading.finditer(digits)
-            if "/".join(_NUMBER.findall(match.group())[:2]) in self.case.objective_pairs
-            and len(_NUMBER.findall(match.group())) >= 2
-        ]
+        found = []
+        for match in self.rules.vital_reading.finditer(with_digits(normal)):
+            numbers = _NUMBER.findall(match.group())
+            if len(numbers) >= 2 and "/".join(numbers[:2]) in self.case.objective_pairs:
+                found.append(match.group().strip())
+        return found
 
     def _said_as_todays(self, normal: str) -> list[str]:
         """Vital signs told as today's ("118 over 74 today"), in a sentence that places them
@@ -190,6 +189,7 @@ class Asked(Enum):
 
 
 def measurement_asked(case: Case, folded: str) -> Asked | None:
+    """How a learner turn asks for a number, if it does."""
     rules = text_rules(case.language)
     if case.lexicon.measurement.search(folded):
         return Asked.MEASURED
