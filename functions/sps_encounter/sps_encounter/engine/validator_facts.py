@@ -21,6 +21,7 @@ from sps_encounter.engine.validator_turns import (
     _sentence_around,
 )
 
+_ADDRESSED = re.compile(r"you|你|您")
 _TAG_QUESTION = re.compile(
     r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
     r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"
@@ -85,6 +86,9 @@ class _FactRules(_RunState):
                     return
         # Telling the learner what to do stays coaching when put as a question ("Shouldn't you be
         # checking my neck?"), unless it repeats someone else's words.
+        # Every form speaks to the learner: a turn without "you" / 你 / 您 skips the search.
+        if not _ADDRESSED.search(turn.normal):
+            return
         coaching = self.rules.coaching_question.search(turn.normal)
         if coaching is not None and not self.rules.reported.search(
             turn.normal, _sentence_around(turn.normal, coaching.start())[0], coaching.start()

@@ -69,7 +69,10 @@ class _SpeechRules(_RunState):
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
         # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
         # open differently), so it costs nothing per turn.
-        tokens = opening_tokens(_SPEAKER_LABEL.sub("", turn.folded, count=1), self.case.language)
+        said = turn.folded
+        if ":" in said or "：" in said:
+            said = _SPEAKER_LABEL.sub("", said, count=1)
+        tokens = opening_tokens(said, self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
         previous, self.previous_opening = self.previous_opening, turn
         if (
