@@ -4,7 +4,8 @@ tests.support.pattern_census`), so that patterns compiled at import are seen too
 
 `re`'s compile is wrapped before anything is imported; then every module of every function in
 template.yaml and of the shared layer is imported, and every judge decides a few cases of its
-test split, which compiles the lexicons, the detectors and the scenarios' patterns."""
+test split in each language, which compiles the lexicons, the detectors and the scenarios'
+patterns; the SPS text rules, built per language on first use, are built for every language."""
 
 from __future__ import annotations
 
@@ -56,8 +57,15 @@ def _exercise() -> None:
             importlib.import_module(module.name)
     for name in NAMES:
         chosen = judge(name)
-        for case in chosen.cases(chosen.items("test")[:5])[:60]:
-            chosen.decide(getattr(case.item, "text", ""), case.context)
+        items = chosen.items("test")
+        for lang in dict.fromkeys(item.lang for item in items):
+            first = [item for item in items if item.lang == lang][:5]
+            for case in chosen.cases(first)[:60]:
+                chosen.decide(getattr(case.item, "text", ""), case.context)
+    from sps_encounter.engine.text_rules import Language, text_rules
+
+    for language in Language:
+        text_rules(language)
 
 
 if __name__ == "__main__":

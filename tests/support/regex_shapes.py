@@ -1,12 +1,18 @@
 """Regular-expression shapes that make Python's backtracking `re` slow on a text built to almost
-match: two unbounded repeats that can take the same character with nothing between them that
-must take another (`'[^']*\\s[^']*'`: a run of spaces splits between them in n ways, n² steps per
-start), and an unbounded repeat inside another (`(a+)+`: exponential).
+match:
+- two unbounded repeats that can take the same character with nothing between them that must
+  take another (`'[^']*\\s[^']*'`: a run of spaces splits between them in n ways, n² steps per
+  start), also when one of them sits in an alternative or an optional group (`\\s*(?:a|\\s*b)`);
+- an unbounded repeat inside another (`(a+)+`: exponential), or inside a bounded one of two or
+  more whose turns can split the same run (`(?:\\w+\\s*){1,3}$`: n³);
+- a repeated turn that can take the same run in two lengths (`(a|aa)*x`: exponential).
 
 Read from `re`'s own parse tree. Character sets are read on a sample alphabet (ASCII, common
-Chinese characters and punctuation), lower-cased as our patterns are matched under IGNORECASE;
-an assertion between two repeats is taken as letting any character through, so a shape is
-reported when in doubt. Possessive repeats and atomic groups never backtrack and are not reported.
+Chinese characters and punctuation) together with every character the pattern itself names,
+lower-cased as most of our patterns are matched under IGNORECASE; an assertion between two
+repeats is taken as letting any character through, so a shape is reported when in doubt.
+Possessive repeats and atomic groups do not backtrack once they have matched, so a repeat inside
+one is not read against what follows it; what is inside is still read on its own.
 """
 
 from __future__ import annotations
@@ -33,39 +39,170 @@ _REPEATS = {sre.MAX_REPEAT, sre.MIN_REPEAT}
 
 def backtracking_shapes(pattern: str, flags: int = 0) -> list[str]:
     """What in the pattern backtracks polynomially or worse; empty when nothing does."""
+    tree = sre_parse.parse(pattern, flags).data
+    reader = _Reader(ALPHABET | _named_characters(tree))
     found: list[str] = []
-    _walk(sre_parse.parse(pattern, flags).data, found)
-    return found
+    reader.walk(tree, [], found)
+    return list(dict.fromkeys(found))
 
 
-def _walk(sequence: Sequence[Node], found: list[str]) -> None:
-    nodes = _flat(sequence)
-    for index, node in enumerate(nodes):
-        pumped = _pumped(node)
-        if pumped:
-            shared = _shared_with_a_later_repeat(pumped, nodes[index + 1 :])
-            if shared:
-                found.append(f"two unbounded repeats can both take {sorted(shared)[:3]}")
-            if any(_pumped(inner) for inner in _deep(node[1][2])):
-                found.append("an unbounded repeat inside an unbounded repeat")
-        for child in _children(node):
-            _walk(child, found)
+class _Reader:
+    def __init__(self, alphabet: frozenset[str]) -> None:
+        self.alphabet = alphabet
+
+    def walk(self, sequence: Sequence[Node], after: list[Node], found: list[str]) -> None:
+        """Reads each node of the sequence against what follows it, here and after the sequence."""
+        nodes = _flat(sequence)
+        for index, node in enumerate(nodes):
+            rest = nodes[index + 1 :] + after
+            pumped = self.pumped(node)
+            if pumped:
+                shared = self.shared_later(pumped, rest)
+                if shared:
+                    found.append(f"two unbounded repeats can both take {sorted(shared)[:3]}")
+                if any(self.pumped(inner) for inner in _deep(node[1][2])):
+                    found.append("an unbounded repeat inside an unbounded repeat")
+            if node[0] in _REPEATS and node[1][1] >= 2:
+                body = _flat(node[1][2])
+                if node[1][1] != sre.MAXREPEAT and self.turns_split_a_run(body):
+                    found.append(f"an unbounded repeat inside a repeat of up to {node[1][1]}")
+                # Up to 3 turns of two lengths cost at most 2³ tries at a position.
+                if node[1][1] > 3 and self.turns_of_two_lengths(body):
+                    found.append("a repeated turn can take the same run in two lengths")
+            for child, child_after in _children(node, rest):
+                self.walk(child, child_after, found)
+
+    def shared_later(self, passing: frozenset[str], later: Sequence[Node]) -> frozenset[str]:
+        """The characters that the repeat, every node on the way, and a later unbounded repeat can
+        all take: a run of them can be split between the two repeats in as many ways as it is
+        long. Alternatives and groups on the way are entered, each followed by the rest."""
+        for index, node in enumerate(later):
+            op, av = node
+            other = self.pumped(node)
+            if other and passing & other:
+                return passing & other
+            if op in _ZERO_WIDTH:
+                continue
+            rest = list(later[index + 1 :])
+            if op is sre.BRANCH:
+                for branch in av[1]:
+                    shared = self.shared_later(passing, _flat(branch) + rest)
+                    if shared:
+                        return shared
+                return frozenset()
+            if op in _REPEATS:
+                shared = self.shared_later(passing, _flat(av[2]) + rest)
+                if shared or av[0] >= 1:
+                    return shared
+                continue
+            if _nullable(node):
+                continue
+            passing = passing & self.single(node)
+            if not passing:
+                break
+        return frozenset()
+
+    def turns_split_a_run(self, body: Sequence[Node]) -> bool:
+        """Whether an unbounded repeat in the body and one in the next turn can share a run."""
+        return any(
+            (pumped := self.pumped(node)) and self.shared_later(pumped, list(body[index + 1 :]) + list(body))
+            for index, node in enumerate(body)
+        )
+
+    def turns_of_two_lengths(self, body: Sequence[Node]) -> bool:
+        """Whether one turn can take a run of some character in two lengths: through two
+        alternatives (`(?:a|aa)`) or an optional part (`(?:aa?)`) that take it, where every part
+        the turn needs takes it too. Every way to split a run among the turns is then tried."""
+        required = [node for node in body if node[0] not in _ZERO_WIDTH and not _nullable(node)]
+        if not required:
+            return False
+        run = self.alphabet
+        for node in required:
+            run = run & self.single(node)
+        either: frozenset[str] = frozenset()
+        for node in body:
+            if node[0] in _ZERO_WIDTH:
+                continue
+            if _nullable(node):
+                either |= self.single(node)
+            if node[0] is sre.BRANCH:
+                runs = [self.sequence_single(branch) for branch in node[1][1]]
+                for i, first in enumerate(runs):
+                    for second in runs[i + 1 :]:
+                        either |= first & second
+        return bool(run & either)
+
+    def pumped(self, node: Node) -> frozenset[str]:
+        """The characters an unbounded, backtracking repeat can take any number of."""
+        op, av = node
+        if op in _REPEATS and av[1] == sre.MAXREPEAT:
+            return self.sequence_single(av[2])
+        return frozenset()
+
+    def single(self, node: Node) -> frozenset[str]:
+        """The characters c such that the node matches a run of c (at least one)."""
+        op, av = node
+        if op is sre.LITERAL:
+            return frozenset({chr(av).lower()})
+        if op is sre.NOT_LITERAL:
+            return self.alphabet - {chr(av).lower()}
+        if op is sre.ANY:
+            return self.alphabet - {"\n"}
+        if op is sre.IN:
+            return self.in_set(av)
+        if op in _REPEATS or op is sre.POSSESSIVE_REPEAT:
+            return self.sequence_single(av[2]) if av[1] >= 1 else frozenset()
+        if op is sre.SUBPATTERN:
+            return self.sequence_single(av[3])
+        if op is sre.ATOMIC_GROUP:
+            return self.sequence_single(av)
+        if op is sre.BRANCH:
+            return frozenset().union(*(self.sequence_single(branch) for branch in av[1]))
+        return frozenset()
+
+    def sequence_single(self, sequence: Sequence[Node]) -> frozenset[str]:
+        required, optional, any_required = self.alphabet, frozenset[str](), False
+        for node in _flat(sequence):
+            if node[0] in _ZERO_WIDTH:
+                continue
+            if _nullable(node):
+                optional |= self.single(node)
+            else:
+                any_required = True
+                required &= self.single(node)
+        return required if any_required else optional
+
+    def in_set(self, items: Sequence[Node]) -> frozenset[str]:
+        negated, members = False, set()
+        for op, av in items:
+            if op is sre.NEGATE:
+                negated = True
+            elif op is sre.LITERAL:
+                members.add(chr(av).lower())
+            elif op is sre.RANGE:
+                low, high = av
+                members |= {
+                    c for c in self.alphabet if low <= ord(c) <= high or low <= ord(c.upper()) <= high
+                }
+            elif op is sre.CATEGORY:
+                members |= {c for c in self.alphabet if _in_category(av, c)}
+        return self.alphabet - members if negated else frozenset(members) & self.alphabet
 
 
-def _shared_with_a_later_repeat(pumped: frozenset[str], later: Sequence[Node]) -> frozenset[str]:
-    """The characters that the repeat, every node on the way, and a later unbounded repeat can all
-    take: a run of them can be split between the two repeats in as many ways as it is long."""
-    passing = pumped
-    for node in later:
-        other = _pumped(node)
-        if other and passing & other:
-            return passing & other
-        if node[0] in _ZERO_WIDTH or _nullable(node):
-            continue
-        passing = passing & _single(node)
-        if not passing:
-            break
-    return frozenset()
+def _named_characters(sequence: Sequence[Node]) -> frozenset[str]:
+    """Every character the pattern names, and the ends of its ranges: a set such as `[^x]` then
+    takes the pattern's own `好`, which a fixed sample alphabet would not hold."""
+    named: set[str] = set()
+    for op, av in _deep(sequence):
+        if op in (sre.LITERAL, sre.NOT_LITERAL):
+            named.add(chr(av).lower())
+        elif op is sre.IN:
+            for item_op, item_av in av:
+                if item_op is sre.LITERAL:
+                    named.add(chr(item_av).lower())
+                elif item_op is sre.RANGE:
+                    named |= {chr(item_av[0]).lower(), chr(item_av[1]).lower()}
+    return frozenset(named)
 
 
 def _flat(sequence: Sequence[Node]) -> list[Node]:
@@ -77,49 +214,6 @@ def _flat(sequence: Sequence[Node]) -> list[Node]:
         else:
             flat.append((op, av))
     return flat
-
-
-def _pumped(node: Node) -> frozenset[str]:
-    """The characters an unbounded, backtracking repeat can take any number of."""
-    op, av = node
-    if op in _REPEATS and av[1] == sre.MAXREPEAT:
-        return _sequence_single(av[2])
-    return frozenset()
-
-
-def _single(node: Node) -> frozenset[str]:
-    """The characters c such that the node matches a run of c (at least one)."""
-    op, av = node
-    if op is sre.LITERAL:
-        return frozenset({chr(av).lower()})
-    if op is sre.NOT_LITERAL:
-        return ALPHABET - {chr(av).lower()}
-    if op is sre.ANY:
-        return ALPHABET - {"\n"}
-    if op is sre.IN:
-        return _in(av)
-    if op in _REPEATS or op is sre.POSSESSIVE_REPEAT:
-        return _sequence_single(av[2]) if av[1] >= 1 else frozenset()
-    if op is sre.SUBPATTERN:
-        return _sequence_single(av[3])
-    if op is sre.ATOMIC_GROUP:
-        return _sequence_single(av)
-    if op is sre.BRANCH:
-        return frozenset().union(*(_sequence_single(branch) for branch in av[1]))
-    return frozenset()
-
-
-def _sequence_single(sequence: Sequence[Node]) -> frozenset[str]:
-    required, optional, any_required = ALPHABET, frozenset[str](), False
-    for node in _flat(sequence):
-        if node[0] in _ZERO_WIDTH:
-            continue
-        if _nullable(node):
-            optional |= _single(node)
-        else:
-            any_required = True
-            required &= _single(node)
-    return required if any_required else optional
 
 
 def _nullable(node: Node) -> bool:
@@ -137,21 +231,6 @@ def _nullable(node: Node) -> bool:
     return False
 
 
-def _in(items: Sequence[Node]) -> frozenset[str]:
-    negated, members = False, set()
-    for op, av in items:
-        if op is sre.NEGATE:
-            negated = True
-        elif op is sre.LITERAL:
-            members.add(chr(av).lower())
-        elif op is sre.RANGE:
-            low, high = av
-            members |= {c for c in ALPHABET if low <= ord(c) <= high or low <= ord(c.upper()) <= high}
-        elif op is sre.CATEGORY:
-            members |= {c for c in ALPHABET if _in_category(av, c)}
-    return ALPHABET - members if negated else frozenset(members) & ALPHABET
-
-
 def _in_category(category: Any, char: str) -> bool:
     word = char.isalnum() or char == "_"
     return {
@@ -164,23 +243,28 @@ def _in_category(category: Any, char: str) -> bool:
     }.get(category, False)
 
 
-def _children(node: Node) -> list[Sequence[Node]]:
+def _children(node: Node, rest: list[Node]) -> list[tuple[Sequence[Node], list[Node]]]:
+    """The node's inner sequences, each with what follows it when it matches: a backtracking
+    repeat's last turn and an alternative are followed by the rest of the pattern; a lookaround,
+    a possessive repeat and an atomic group are read on their own."""
     op, av = node
-    if op in _REPEATS or op is sre.POSSESSIVE_REPEAT:
-        return [av[2]]
+    if op in _REPEATS:
+        return [(av[2], rest)]
+    if op is sre.POSSESSIVE_REPEAT:
+        return [(av[2], [])]
     if op is sre.SUBPATTERN:
-        return [av[3]]
+        return [(av[3], rest)]
     if op is sre.BRANCH:
-        return list(av[1])
+        return [(branch, rest) for branch in av[1]]
     if op in (sre.ASSERT, sre.ASSERT_NOT):
-        return [av[1]]
+        return [(av[1], [])]
     if op is sre.ATOMIC_GROUP:
-        return [av]
+        return [(av, [])]
     return []
 
 
 def _deep(sequence: Sequence[Node]) -> Iterator[Node]:
     for node in sequence:
         yield node
-        for child in _children(node):
+        for child, _ in _children(node, []):
             yield from _deep(child)

@@ -224,10 +224,14 @@ def test_a_weight_read_out_in_kilograms_may_be_repeated():
         ("en", "Aren't you going to ask me about my family?", True),
         ("en", "Don't you feel cold in this room?", False),
         ("en", "My wife said, shouldn't you be checking with the doctor?", False),
+        ("en", "The doctor before you asked, aren't you going to check my neck?", False),
+        ("en", "Aren't you ordering too many tests?", False),
+        ("en", "Shouldn't you be ordering a scan?", True),
         ("zh", "医生，你是不是该先摸一下我肚子？", True),
         ("zh", "对了，你也得问问我月经的事。", True),
         ("zh", "这事我还得问问我老公。", False),
         ("zh", "你是不是刚毕业？", False),
+        ("zh", "我女儿说你是不是该给我查一下血。", False),
     ],
 )
 def test_telling_the_learner_what_to_do_is_coaching_even_as_a_question(case, reply, coached):
@@ -295,9 +299,11 @@ def test_being_sick_with_the_headaches_contradicts_the_case(reply, contradicts):
 @pytest.mark.parametrize(
     ("first", "second", "echoed"),
     [
-        ("Mum: She's had it since Sunday night.", "Mum: She hasn't eaten anything since.", False),
+        ("Mum: She's had it since Sunday night.", "Mum: She's not eaten anything since.", False),
         ("林晓雯：昨天晚上开始疼的。", "林晓雯：没有吐，就是恶心。", False),
         ("She's had it since Sunday night.", "She's had nothing to eat since.", True),
+        # "Let me tell you:" is the patient's own opening, said twice.
+        ("我跟你说：昨天晚上开始疼的。", "我跟你说：没有吐，就是恶心。", True),
     ],
 )
 def test_a_speakers_name_is_no_opening(first, second, echoed):

@@ -15,8 +15,8 @@ import pytest
 from tests.support.pattern_census import ROOT
 from tests.support.regex_shapes import backtracking_shapes
 
-# The census holds about 2,800 patterns; far fewer would mean it stopped reaching the lexicons.
-FEWEST_PATTERNS = 2_000
+# The census holds about 2,800 patterns; fewer would mean it stopped reaching some lexicons.
+FEWEST_PATTERNS = 2_700
 
 
 @pytest.mark.parametrize(
@@ -33,6 +33,28 @@ FEWEST_PATTERNS = 2_000
         (r"\byou\s+(?:(?:may|might)\s+)?be\b", False),
         (r"(a+)+b", True),
         (r"(?:\w+\s?)*$", True),
+        # A set takes the pattern's own characters, not only a sample alphabet.
+        (r"[^x]*好*y", True),
+        # A repeat that meets another inside an alternative or an optional group.
+        (r"\s*(?:请|\s*等)", True),
+        (r"(?:a\s*)?\s*x", True),
+        (r"(?:y\s*|q)\s*x", True),
+        (r"\s*(?:(?:多|来)\s*)?(?:个\s*)?天", False),
+        # A bounded repeat whose turns split a run: n³ steps.
+        (r"(?:\w+\s*){1,3}$", True),
+        (r"(?:\s+\w+){1,3}", False),
+        # Turns that can take the same run in two lengths: exponential.
+        (r"(a|aa)*x", True),
+        (r"(?:mm?)+x", True),
+        (r"(?:ab?)*x", False),
+        (r"(?:(?:m|mm)\W){0,2}x", False),
+        # Case-folded, lazy and across a lookaround.
+        (r"(?i)[A-Z]*[a-z]*x", True),
+        (r"\s*?\s*?x", True),
+        (r"\s*(?=\s)\s*x", True),
+        # An atomic group backtracks inside until it first matches, never after.
+        (r"(?>\s*\s*)x", True),
+        (r"(?>\s*)\s*x", False),
         # Bounded, possessive and separated repeats are fine.
         (r"x[^z]{0,40}\s[^z]{0,40}zzq", False),
         (r"\bi\s+can'?t\s+breathe\b", False),
@@ -50,9 +72,10 @@ def test_no_pattern_the_project_compiles_backtracks_polynomially():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        check=True,
         timeout=300,
+        check=False,
     )
+    assert census.returncode == 0, census.stderr[-4000:]
     patterns = [json.loads(line) for line in census.stdout.splitlines()]
     assert len(patterns) >= FEWEST_PATTERNS
     slow = {

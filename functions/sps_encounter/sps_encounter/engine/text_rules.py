@@ -73,8 +73,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\b(?:shouldn'?t|aren'?t|don'?t|won'?t) you (?:be |first |also )?(?:going to |gonna "
             r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?"
             r"(?:about|if|whether|what|how|when|which)|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on"
-            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in) my|order(?:ing)?"
-            r"|test(?:ing)? (?:my|for))\b",
+            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in) my"
+            # An order with its object: "Aren't you ordering too many tests?" is a complaint.
+            r"|order(?:ing)? (?:me )?(?:an? |some |the )?(?:scan|tests?|x-?rays?|bloods?|blood tests?|ecg|ekg"
+            r"|mri|ct|ultrasound|echo)|test(?:ing)? (?:my|for))\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
@@ -133,8 +135,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # Before a diagnosis term in the same sentence: someone else's words, or the patient's fear.
         "reported": (
             r"\b(?:gp|doctors?|doc|dr|nurse|consultant|cardiologist|specialist|paramedics?|pharmacist|physio"
-            r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|friend|internet"
-            r"|google)\b[^.?!]{0,60}?\b(?:said|says|told me|tells me|thinks|thought|reckoned|reckons"
+            r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|partner|son"
+            r"|daughter|kids|friend|internet|google)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
+            r"|tells me|thinks|thought|reckoned|reckons"
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
             r"\b(?:read|heard|looked up) (?:online|that|about)\b",
@@ -175,7 +178,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)",
         ),
         "count_unit": (
-            r"\s*(?:(?:-|~|～|到|至)\s*\d+(?:\.\d+)?)?\s*(?:多|来|几)?\s*个?\s*多?(?:小时|钟头|钟|天|日|晚|年|岁"
+            r"\s*(?:(?:-|~|～|到|至)\s*\d+(?:\.\d+)?\s*)?(?:(?:多|来|几)\s*)?(?:个\s*)?多?(?:小时|钟头|钟|天|日|晚|年|岁"
             r"|周岁|次|回|遍|趟|个|周|星期|礼拜|月|分钟|秒|块|元|层|楼|片|粒|颗|口|杯|瓶|包|支|根|人|号|点|后"
             r"|张|件|本|页|份|篇|条|项|道|台|辆|家|间|套|双|只|站|公里|里地|米|步|顿|碗|盘|种|样|箱|袋)",
         ),
@@ -188,7 +191,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:瘦了|胖了|掉了|长了|重了|轻了|减了|增了|涨了|降了|少了|多了|减掉了?|好了|好转了|恢复了)"
             r"(?:大概|差不多|将近|快|有|足足|起码|至少|了)*\s*$",
         ),
-        "history_after": (r"\s*(?:左右|上下|多)?\s*(?:的时间|的时候)",),
+        "history_after": (r"\s*(?:(?:左右|上下|多)\s*)?(?:的时间|的时候)",),
         "remembered": (
             r"上次|上回|上个?(?:月|星期|礼拜|周)|昨天|昨晚|前天|夜里|半夜|去年|前几天|以前|之前|平时|平常|一般|体检|单位|药店|诊所|社区|在家"
             r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年"
@@ -215,8 +218,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "reported": (
             # Not the patient's own "医生我跟您说" (Doctor, let me tell you).
-            r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|朋友|网上)[^。！？]{0,12}?"
-            r"(?<![跟和给对][您你])(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
+            r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|老婆|爱人|女儿|儿子|孩子|朋友|网上)"
+            r"[^。！？]{0,12}?(?<![跟和给对][您你])(?:说|讲|问|告诉我|认为|觉得|诊断|怀疑|查出)",
             r"被诊断|诊断(?:出|为)|确诊",
             # Someone else's illness: "我有个同事去年阑尾穿孔".
             r"(?:同事|朋友|邻居|亲戚|同学|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨|舅舅|姑姑|爷爷|奶奶|外公|外婆|老公|丈夫"

@@ -90,8 +90,12 @@ class _FactRules(_RunState):
         if not _ADDRESSED.search(turn.normal):
             return
         coaching = self.rules.coaching_question.search(turn.normal)
-        if coaching is not None and not self.rules.reported.search(
-            turn.normal, _sentence_around(turn.normal, coaching.start())[0], coaching.start()
+        if (
+            coaching is not None
+            and not self._in_said_line(turn.normal, coaching)
+            and not self.rules.reported.search(
+                turn.normal, _sentence_around(turn.normal, coaching.start())[0], coaching.start()
+            )
         ):
             self.error(
                 "DIAGNOSIS_OR_COACHING",
@@ -104,17 +108,13 @@ class _FactRules(_RunState):
         """A diagnosis or coaching match that is not the patient's own: inside one of the case's
         stored lines; in a question the patient asks the learner ("can you prescribe…?"); after
         someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…")."""
-        start, end = match.span()
+        start = match.start()
         # The learner's own word said back ("…could be angina." "Angina. Is that a heart
         # thing?"): the patient repeats a diagnosis they were just offered, they do not make it.
         if self.asked is not None and match.group(0) in _normal(self.asked):
             return True
-        for line in self._said():
-            at = normal.find(line)
-            while at != -1:
-                if at <= start and end <= at + len(line):
-                    return True
-                at = normal.find(line, at + 1)
+        if self._in_said_line(normal, match):
+            return True
         sentence_start, sentence_end = _sentence_around(normal, start)
         rules = self.rules
         lead = normal[sentence_start:start]
@@ -127,6 +127,17 @@ class _FactRules(_RunState):
         sentence = normal[sentence_start:sentence_end].rstrip()
         asked = "?" in closing or "？" in closing or sentence.endswith(("吗", "呢"))
         return asked and not _TAG_QUESTION.search(sentence)
+
+    def _in_said_line(self, normal: str, match: re.Match[str]) -> bool:
+        """Whether the match lies inside one of the case's stored lines, said as written."""
+        start, end = match.span()
+        for line in self._said():
+            at = normal.find(line)
+            while at != -1:
+                if at <= start and end <= at + len(line):
+                    return True
+                at = normal.find(line, at + 1)
+        return False
 
     def _said(self) -> tuple[str, ...]:
         if self.said is None:

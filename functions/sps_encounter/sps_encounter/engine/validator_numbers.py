@@ -15,7 +15,7 @@ from sps_encounter.engine.validator_turns import _Patient, _sentence_around
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
 _PERCENT = re.compile(r"(?:%|percent)$")
-_NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)", re.I)
+_NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
 
 
@@ -116,7 +116,10 @@ class _NumberRules(_RunState):
     def _said_as_todays(self, normal: str) -> list[str]:
         """Vital signs told as today's ("118 over 74 today"), in a sentence that places them
         nowhere else ("at the pharmacy today", "my watch says… now") and gives them to no one
-        else: the patient does not know today's readings before the learner takes them."""
+        else: the patient does not know today's readings before the learner takes them. Unlike
+        `_not_now`, a value equal to today's finding is not a leak by itself here: the learner
+        asked for a reading the patient knows, and the one they give may be today's ("Have you had
+        it checked?" "So that's 152 over 94, is it?", tests/unit/sps_encounter/test_real_speech.py)."""
         rules = self.rules
         leaked: list[str] = []
         for match in rules.vital_reading.finditer(normal):

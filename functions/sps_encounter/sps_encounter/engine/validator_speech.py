@@ -23,8 +23,12 @@ from sps_encounter.engine.validator_turns import (
 ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 _WORDLIKE = re.compile(r"[^\W_]")
 # Who speaks, when a turn holds a relative's or an interpreter's words too ("Sandra: …", "林晓雯：…"):
-# a name is no opening, or every labelled turn would echo the one before.
-_SPEAKER_LABEL = re.compile(r"^\W*[^\W\d_]{1,12}(?: [^\W\d_]{1,12}){0,2}\s*[:：]\s*")
+# a name is no opening, or every labelled turn would echo the one before. A Chinese name is 2 to 5
+# characters and no verb of saying: "我跟你说：…" twice is an echo.
+_SPEAKER_LABEL = re.compile(
+    r"^\W*(?:[^\W\d_\u3400-\u9fff]{1,12}(?: [^\W\d_\u3400-\u9fff]{1,12}){0,2}"
+    r"|[\u3400-\u9fff]{2,5}(?<![说讲问]))\s*[:：]\s*"
+)
 
 
 # A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
