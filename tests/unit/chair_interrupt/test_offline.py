@@ -87,6 +87,18 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "The moderator suggests Rawls called the welfare state 'theft'. He said no such thing.",
         "边沁常被这么概括：只要结果好，什么手段都行。",
         "难道我们真的相信自由市场会自己照顾病人吗？",
+        # A fifth blind set's hedges (i, read on 4793eb7: sarcasm, steelmanning, counterfactuals),
+        # said afresh.
+        "Oh sure, and the tulip mania was a sound investment strategy.",
+        "Sure, and rent control fixed San Francisco's housing too.",
+        "Let's ban every car in the city tomorrow. What could possibly go wrong?",
+        "哦 sure，边沁就是想把所有人都关进监狱嘛。",
+        "难道真有人相信罗尔斯反对任何再分配吗？",
+        "The popular story is that Kant never left Königsberg because he hated travel.",
+        "The strongest version of their case is that markets reveal what people value.",
+        "对方最有力的论点大概是这样：市场比官僚更懂价格。",
+        "If the ban really had been in force since 1990, we'd see it in the cancer data.",
+        "Some folks claim Aristotle invented the market economy.",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -172,6 +184,13 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Kant's kingdom of ends isn't a metaphor; it's what Mill's harm principle can't reach.",
         "Nobody's wealth is their own achievement; Nozick's entitlement theory is a fairy tale.",
         "难道你们真的认为康德主张对杀人犯说实话只是为了规则？他就是这么主张的。",
+        # Own claims beside the fifth blind set's forms.
+        "Sure, and that is exactly why Kant's test matters.",
+        "The popular vote went to the candidate who promised to abolish income tax.",
+        "The best case for a carbon tax is that it prices the harm itself.",
+        "If you had actually read Mill, you'd know he wanted lying punished by law.",
+        "Folks, Rawls said the veil of ignorance should hide our talents from the market.",
+        "我最有力的论点是：市场比官僚更懂价格，所以康德错了。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
