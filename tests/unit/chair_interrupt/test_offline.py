@@ -99,6 +99,17 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "对方最有力的论点大概是这样：市场比官僚更懂价格。",
         "If the ban really had been in force since 1990, we'd see it in the cancer data.",
         "Some folks claim Aristotle invented the market economy.",
+        # A sixth blind set's hedges (j, read on 06cfdfb: evidence, irony, reported chat), said
+        # afresh.
+        "Someone in the comments just wrote that Pasteur faked all his results. He didn't.",
+        "Imagine Bentham had lived to see social media; the panopticon would look quaint.",
+        "I keep hearing that the Milgram studies were never replicated. They were, in 2009.",
+        "It didn't: the ban was lifted in 1933, and everyone knows why.",
+        "有人问我：契约论是不是只适合有钱人？",
+        "这种把康德当成机器人的漫画式说法，我不接受。",
+        "我学生写“边沁主张动物没有任何道德地位”，这正好说反了。",
+        "我可没说美德伦理是精英的道德，那是别人的偏见。",
+        "Pragmatism 就是 whatever works？显然不是这么回事。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -191,6 +202,11 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "If you had actually read Mill, you'd know he wanted lying punished by law.",
         "Folks, Rawls said the veil of ignorance should hide our talents from the market.",
         "我最有力的论点是：市场比官僚更懂价格，所以康德错了。",
+        # Own claims beside the sixth blind set's forms.
+        "没有人问过病人愿不愿意，这才是问题的关键。",
+        "墨子主张“爱有差等”，先爱父母再推及他人，这就是儒家的核心。",
+        "这当然不是坏事，康德就是这么主张的。",
+        "Imagine the state taxing every transaction at ninety percent: Nozick never minded.",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
