@@ -249,7 +249,10 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("我得赶紧把奶奶背到楼上去。", HardStop.ACUTE_DISTRESS),
         ("他又在门口踹门了，我好怕。", HardStop.ACUTE_DISTRESS),
         ("我这只手……怎么抬不起来了？", HardStop.ACUTE_DISTRESS),
-        ("Don't worry about me. The life insurance still pays out, that's the main thing.", HardStop.SELF_HARM),
+        (
+            "Don't worry about me. The life insurance still pays out, that's the main thing.",
+            HardStop.SELF_HARM,
+        ),
         ("I keep working out how many of them would do it.", HardStop.SELF_HARM),
         ("I'll be gone long before the appeal, one way or another.", HardStop.SELF_HARM),
         ("每天睡前都希望不要再醒。", HardStop.SELF_HARM),

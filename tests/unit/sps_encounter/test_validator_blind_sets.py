@@ -310,3 +310,99 @@ def test_a_speakers_name_is_no_opening(first, second, echoed):
     case = zh_case() if not first.isascii() else catalog_case()
     turns = dialogue(("When did it start?", first), ("Eating all right?", second))
     assert ("OPENER_ECHO" in codes(validate(turns, case))) is echoed
+
+
+# A seventh blind set's false alarms and missed mistakes (k, read on ea8dcd7: night ED, notes read
+# from a phone, nervous students, results written in as stage directions), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("learner", "reply", "leaked"),
+    [
+        ("And your temperature and sats.", "Go on. (Temperature: 36.8 °C. Oxygen saturation: 97%.)", False),
+        ("Let me get the cuff. Arm out for me?", "There you go. (Blood pressure: 152/94 mmHg.)", False),
+        ("Right. Your pulse, then.", "(Holds still.) (Pulse: 88, regular.)", False),
+        # Asked, not measured: the patient cannot know today's value.
+        ("And your temperature?", "36.8, I'd guess.", True),
+    ],
+)
+def test_a_vital_sign_named_as_the_next_thing_done_is_a_measurement(learner, reply, leaked):
+    assert codes(validate(dialogue((learner, reply)))) == (["NUMERIC_LEAKAGE"] if leaked else [])
+
+
+def test_stepping_on_the_scales_is_a_measurement():
+    case = catalog_case("headache", "en-friendly-balanced")
+    turns = dialogue(("Could you stand on the scales for me?", "Sure. Sixty-four kilos, spot on."))
+    assert codes(validate(turns, case)) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "leaked"),
+    [
+        ("No fevers. I'm thirty-six point six, bang on normal.", True),
+        ("The last time I had a fever I was thirty-eight point five.", False),
+    ],
+)
+def test_todays_finding_with_a_decimal_said_in_words_is_leakage(reply, leaked):
+    turns = dialogue(("Any fevers or sweats?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["NUMERIC_LEAKAGE"] if leaked else [])
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "echoed"),
+    [
+        ("(Nods.) It started on Sunday night, after the match.", "(Nods.) It got worse after I ate.", False),
+        ("（点头）昨天晚上开始疼的，越来越厉害。", "（点头）后来就不吐了，就是恶心。", False),
+        ("It started on Sunday night, after the match.", "It started hurting more after I ate.", True),
+    ],
+)
+def test_a_stage_direction_is_no_opening(first, second, echoed):
+    case = zh_case() if not first.isascii() else catalog_case()
+    turns = dialogue(("When did it start?", first), ("Any nausea?", second))
+    assert ("OPENER_ECHO" in codes(validate(turns, case))) is echoed
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "reply", "contradicts"),
+    [
+        ("zh", "有没有吐？", "早上和中午各吐了一次。", True),
+        ("zh", "有没有吐？", "早上吐了一次，都是胃里的东西。", False),
+        (
+            "en",
+            "Has it ever come on when you're resting?",
+            "Once, sat watching telly. It just came on.",
+            True,
+        ),
+        ("en", "Has it ever come on when you're resting?", "No, never when I'm sat down.", False),
+    ],
+)
+def test_what_the_case_does_not_hold_contradicts_it(case, learner, reply, contradicts):
+    chosen = zh_case() if case == "zh" else catalog_case()
+    result = validate(dialogue((learner, reply)), chosen)
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "coached"),
+    [
+        ("哎，您这就走啦？反跳痛您还没查呢。", True),
+        ("我还没吃饭呢，能先喝口水吗？", False),
+    ],
+)
+def test_telling_the_learner_what_they_have_not_done_is_coaching(reply, coached):
+    result = validate(dialogue(("好，那我先去汇报一下。", reply)), zh_case())
+    assert codes(result) == (["DIAGNOSIS_OR_COACHING"] if coached else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "diagnosed"),
+    [
+        ("I read that painkillers cause rebound headaches, so I think that's what these are.", True),
+        ("I read that painkillers cause rebound headaches, but who knows.", False),
+    ],
+)
+def test_someone_elses_diagnosis_the_patient_takes_as_theirs_is_diagnosing(reply, diagnosed):
+    turns = dialogue(("Anything you've read about it?", reply))
+    result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
+    assert codes(result) == (["DIAGNOSIS_OR_COACHING"] if diagnosed else [])

@@ -158,6 +158,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\bwhat if\b|\bmy (?:worst )?fear\b",
         ),
         "second_person": (r"\byou\b",),
+        # After someone else's words or a fear, the patient taking the diagnosis as theirs ("I
+        # read that painkillers cause rebound headaches, so I think that's what these are").
+        "adopted": (
+            r"\bso i (?:think|reckon|guess|'m sure|am sure)\b[^.?!]{0,20}\bthat'?s (?:what|it)\b"
+            r"(?: (?:it is|these are|this is|i'?ve got|i have))?",
+        ),
         # A denial just before what a conflict names: "It's not hopeless or anything."
         "denied_before": (
             r"(?<!\bnot )(?<!\bnever )\b(?:not|never|isn'?t|wasn'?t|aren'?t|weren'?t|don'?t|doesn'?t|didn'?t"
@@ -206,6 +212,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "coaching_question": (
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
+            # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
+            r"(?:你|您)(?:还|都)?没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧|啊)",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
@@ -227,6 +235,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
         "second_person": (r"你|您",),
+        "adopted": (r"所以我(?:觉得|想|看|估计)(?:就|肯定|应该)?是(?:这个|这种|这病|它)",),
         "denied_before": (r"(?<![还可])(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",),
     },
 }
@@ -248,6 +257,7 @@ class TextRules:
     reported: re.Pattern[str]
     fear: re.Pattern[str]
     second_person: re.Pattern[str]
+    adopted: re.Pattern[str]
     denied_before: re.Pattern[str]
     said_now: re.Pattern[str]
     coaching_question: re.Pattern[str]
@@ -272,6 +282,7 @@ def text_rules(language: Language) -> TextRules:
         reported=union(lists["reported"]),
         fear=union(lists["fear"]),
         second_person=union(lists["second_person"]),
+        adopted=union(lists["adopted"]),
         denied_before=union(lists["denied_before"]),
         said_now=union(lists["said_now"]),
         coaching_question=union(lists["coaching_question"]),

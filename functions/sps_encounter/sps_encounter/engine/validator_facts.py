@@ -107,7 +107,8 @@ class _FactRules(_RunState):
     def _excused(self, normal: str, match: re.Match[str]) -> bool:
         """A diagnosis or coaching match that is not the patient's own: inside one of the case's
         stored lines; in a question the patient asks the learner ("can you prescribe…?"); after
-        someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…")."""
+        someone else's words ("my GP said…") or the patient's fear ("I'm scared I'm having…"), unless
+        the patient then takes it as theirs ("…so I think that's what these are")."""
         start = match.start()
         # The learner's own word said back ("…could be angina." "Angina. Is that a heart
         # thing?"): the patient repeats a diagnosis they were just offered, they do not make it.
@@ -119,7 +120,7 @@ class _FactRules(_RunState):
         rules = self.rules
         lead = normal[sentence_start:start]
         if rules.reported.search(lead) or rules.fear.search(lead):
-            return True
+            return not rules.adopted.search(normal, match.end(), sentence_end)
         closing = normal[sentence_end : sentence_end + 3]
         # A question the patient asks ("Is it angina?", "会不会是阑尾炎？", "can you prescribe…?")
         # is a worry or a request, not the patient diagnosing or coaching; a statement with a tag

@@ -14,6 +14,7 @@ from sps_encounter.engine.validator_turns import _Patient, _sentence_around
 
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
+_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
 _PERCENT = re.compile(r"(?:%|percent)$")
 _NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
@@ -27,11 +28,14 @@ class _NumberRules(_RunState):
         return None if self.asked is None else measurement_asked(self.case, self.asked)
 
     def numeric_leakage(self, turn: _Patient) -> None:
-        # English numbers in words stay words here, but for today's whole reading: patients say
-        # their own usual weights and remembered readings in words, and the rules that tell those
-        # from today's findings were measured on digits (docs/judges.md, the blind sets g and j).
+        # English numbers in words stay words here, but for today's whole reading or a finding to
+        # the tenth: patients say their own usual weights and remembered readings in words, and the
+        # rules that tell those from today's findings were measured on digits (docs/judges.md, the
+        # blind sets g, j and k).
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
-        spelled = [] if turn.chinese else self._todays_pairs_in_words(normal)
+        spelled: list[str] = []
+        if not turn.chinese:
+            spelled = [*self._todays_pairs_in_words(normal), *self._todays_decimals_in_words(normal)]
         if not _DIGIT.search(normal) and not spelled:
             return
         # After a measurement the patient may read its result out, unless they wave the measurement
@@ -112,6 +116,15 @@ class _NumberRules(_RunState):
             if len(numbers) >= 2 and "/".join(numbers[:2]) in self.case.objective_pairs:
                 found.append(match.group().strip())
         return found
+
+    def _todays_decimals_in_words(self, normal: str) -> list[str]:
+        """One of today's findings with a decimal point, said in words ("I'm thirty-six point six,
+        bang on normal" in a case whose temperature is 36.6): a remembered temperature or
+        haemoglobin is not today's to the tenth, as a remembered pair is not today's pair."""
+        if " point " not in normal:
+            return []
+        decimals = _DECIMAL.findall(with_digits(normal))
+        return [value for value in decimals if value in self.case.objective_numbers]
 
     def _said_as_todays(self, normal: str) -> list[str]:
         """Vital signs told as today's ("118 over 74 today"), in a sentence that places them

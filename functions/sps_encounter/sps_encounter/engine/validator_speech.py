@@ -30,6 +30,9 @@ _SPEAKER_LABEL = re.compile(
     r"|[\u3400-\u9fff]{2,5}(?<![说讲问]))\s*[:：]\s*"
 )
 
+# What the patient does, written before what they say ("(Rolls up his sleeve.) There you go.",
+# "（伸出手指）"): an action is no opening.
+_STAGE_DIRECTION = re.compile(r"^(?:\W*[(（][^)）]{0,80}[)）]){1,3}\s*")
 
 # A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?。！？](?!\.)")
@@ -76,6 +79,8 @@ class _SpeechRules(_RunState):
         said = turn.folded
         if ":" in said or "：" in said:
             said = _SPEAKER_LABEL.sub("", said, count=1)
+        if "(" in said[:4] or "（" in said[:4]:
+            said = _STAGE_DIRECTION.sub("", said, count=1)
         tokens = opening_tokens(said, self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
         previous, self.previous_opening = self.previous_opening, turn
