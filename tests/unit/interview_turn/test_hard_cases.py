@@ -266,6 +266,20 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("他天天划手机，一句话都不跟我说。", None),
         ("切菜的时候不小心割了手，流了好多血。", None),
         ("医生说我这是老毛病了，慢慢来嘛。", None),
+        # Hospices, dialysis units, veterans, people at work (ac, read blind on e7ee7f3), said
+        # afresh.
+        ("有个人拿刀顶着我，你别挂，别出声。", HardStop.ACUTE_DISTRESS),
+        ("He's banging on the car window now, I've locked the doors.", HardStop.ACUTE_DISTRESS),
+        ("透析我不想做了，早点走，孩子们也解脱。", HardStop.SELF_HARM),
+        ("If I stopped coming in, it'd all be over in a fortnight.", HardStop.SELF_HARM),
+        ("想来想去，我还是退出吧，录的东西都删了。", HardStop.STOP_REQUEST),
+        ("Count me out, and scrap what we recorded.", HardStop.STOP_REQUEST),
+        ("那年他拿刀顶着我，我一辈子都忘不了。", None),
+        ("The kids were banging on the door every morning for breakfast.", None),
+        ("下了班早点走，路上车少。", None),
+        ("If we'd won that match, it'd all be over by Christmas, we thought.", None),
+        ("我退出了合唱团，嗓子不行了。", None),
+        ("Count me in for the reunion, I wouldn't miss it.", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):
