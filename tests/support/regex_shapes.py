@@ -12,7 +12,13 @@ Chinese characters and punctuation) together with every character the pattern it
 lower-cased as most of our patterns are matched under IGNORECASE; an assertion between two
 repeats is taken as letting any character through, so a shape is reported when in doubt.
 Possessive repeats and atomic groups do not backtrack once they have matched, so a repeat inside
-one is not read against what follows it; what is inside is still read on its own.
+one is not read against what follows it; what is inside is still read on its own, and one after a
+backtracking repeat is read as a repeat, since every split the earlier one tries runs it again.
+
+Known limits: runs are read one character at a time, so repeats of a longer unit that share a run
+(`(?:ab)*(?:ab)*`, `(?:ha|haha)*`) are not reported; case is always folded, so `[A-Z]*[a-z]*`
+without IGNORECASE is reported though it is linear; an atomic group inside a repeat is reported
+as if it backtracked.
 """
 
 from __future__ import annotations
@@ -42,13 +48,25 @@ def backtracking_shapes(pattern: str, flags: int = 0) -> list[str]:
     tree = sre_parse.parse(pattern, flags).data
     reader = _Reader(ALPHABET | _named_characters(tree))
     found: list[str] = []
-    reader.walk(tree, [], found)
+    try:
+        reader.walk(tree, [], found)
+    except _TooManyPaths:
+        found.append("too many paths to read: split the pattern or drop optional groups")
     return list(dict.fromkeys(found))
+
+
+class _TooManyPaths(Exception):
+    """Each optional group after a repeat doubles the paths `shared_later` follows."""
+
+
+# Paths followed per pattern before giving up; the census's largest pattern takes a few hundred.
+BUDGET = 20_000
 
 
 class _Reader:
     def __init__(self, alphabet: frozenset[str]) -> None:
         self.alphabet = alphabet
+        self.budget = BUDGET
 
     def walk(self, sequence: Sequence[Node], after: list[Node], found: list[str]) -> None:
         """Reads each node of the sequence against what follows it, here and after the sequence."""
@@ -64,7 +82,7 @@ class _Reader:
                     found.append("an unbounded repeat inside an unbounded repeat")
             if node[0] in _REPEATS and node[1][1] >= 2:
                 body = _flat(node[1][2])
-                if node[1][1] != sre.MAXREPEAT and self.turns_split_a_run(body):
+                if node[1][1] != sre.MAXREPEAT and (self.turns_split_a_run(body) or self.turn_is_a_run(body)):
                     found.append(f"an unbounded repeat inside a repeat of up to {node[1][1]}")
                 # Up to 3 turns of two lengths cost at most 2³ tries at a position.
                 if node[1][1] > 3 and self.turns_of_two_lengths(body):
@@ -76,20 +94,27 @@ class _Reader:
         """The characters that the repeat, every node on the way, and a later unbounded repeat can
         all take: a run of them can be split between the two repeats in as many ways as it is
         long. Alternatives and groups on the way are entered, each followed by the rest."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise _TooManyPaths
         for index, node in enumerate(later):
             op, av = node
-            other = self.pumped(node)
+            # A later possessive repeat takes its run whole, but each split the earlier one tries
+            # runs it again.
+            other = self.pumped(node) or self.possessive_run(node)
             if other and passing & other:
                 return passing & other
             if op in _ZERO_WIDTH:
                 continue
             rest = list(later[index + 1 :])
-            if op is sre.BRANCH:
-                for branch in av[1]:
+            if op is sre.BRANCH or op is sre.GROUPREF_EXISTS:
+                for branch in _alternatives(node):
                     shared = self.shared_later(passing, _flat(branch) + rest)
                     if shared:
                         return shared
                 return frozenset()
+            if op is sre.ATOMIC_GROUP:
+                return self.shared_later(passing, _flat(av) + rest)
             if op in _REPEATS:
                 shared = self.shared_later(passing, _flat(av[2]) + rest)
                 if shared or av[0] >= 1:
@@ -101,6 +126,12 @@ class _Reader:
             if not passing:
                 break
         return frozenset()
+
+    def turn_is_a_run(self, body: Sequence[Node]) -> bool:
+        """Whether a whole turn can be a run that an unbounded repeat inside it takes, through an
+        alternative or not (`(?:\\w+|-){1,10}`): consecutive turns then split the run."""
+        runs = self.sequence_single(body)
+        return any(runs & self.pumped(inner) for inner in _deep(body))
 
     def turns_split_a_run(self, body: Sequence[Node]) -> bool:
         """Whether an unbounded repeat in the body and one in the next turn can share a run."""
@@ -132,6 +163,12 @@ class _Reader:
                         either |= first & second
         return bool(run & either)
 
+    def possessive_run(self, node: Node) -> frozenset[str]:
+        op, av = node
+        if op is sre.POSSESSIVE_REPEAT and av[1] == sre.MAXREPEAT:
+            return self.sequence_single(av[2])
+        return frozenset()
+
     def pumped(self, node: Node) -> frozenset[str]:
         """The characters an unbounded, backtracking repeat can take any number of."""
         op, av = node
@@ -156,8 +193,8 @@ class _Reader:
             return self.sequence_single(av[3])
         if op is sre.ATOMIC_GROUP:
             return self.sequence_single(av)
-        if op is sre.BRANCH:
-            return frozenset().union(*(self.sequence_single(branch) for branch in av[1]))
+        if op is sre.BRANCH or op is sre.GROUPREF_EXISTS:
+            return frozenset().union(*(self.sequence_single(branch) for branch in _alternatives(node)))
         return frozenset()
 
     def sequence_single(self, sequence: Sequence[Node]) -> frozenset[str]:
@@ -226,8 +263,8 @@ def _nullable(node: Node) -> bool:
         return all(_nullable(inner) for inner in av[3])
     if op is sre.ATOMIC_GROUP:
         return all(_nullable(inner) for inner in av)
-    if op is sre.BRANCH:
-        return any(all(_nullable(inner) for inner in branch) for branch in av[1])
+    if op is sre.BRANCH or op is sre.GROUPREF_EXISTS:
+        return any(all(_nullable(inner) for inner in branch) for branch in _alternatives(node))
     return False
 
 
@@ -254,13 +291,21 @@ def _children(node: Node, rest: list[Node]) -> list[tuple[Sequence[Node], list[N
         return [(av[2], [])]
     if op is sre.SUBPATTERN:
         return [(av[3], rest)]
-    if op is sre.BRANCH:
-        return [(branch, rest) for branch in av[1]]
+    if op is sre.BRANCH or op is sre.GROUPREF_EXISTS:
+        return [(branch, rest) for branch in _alternatives(node)]
     if op in (sre.ASSERT, sre.ASSERT_NOT):
         return [(av[1], [])]
     if op is sre.ATOMIC_GROUP:
         return [(av, [])]
     return []
+
+
+def _alternatives(node: Node) -> list[Sequence[Node]]:
+    """The branches of an alternation, or the yes and no branches of a conditional `(?(1)…|…)`."""
+    op, av = node
+    if op is sre.GROUPREF_EXISTS:
+        return [branch if branch is not None else [] for branch in av[1:]]
+    return list(av[1])
 
 
 def _deep(sequence: Sequence[Node]) -> Iterator[Node]:

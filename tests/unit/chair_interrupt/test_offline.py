@@ -110,6 +110,24 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "我学生写“边沁主张动物没有任何道德地位”，这正好说反了。",
         "我可没说美德伦理是精英的道德，那是别人的偏见。",
         "Pragmatism 就是 whatever works？显然不是这么回事。",
+        # An independent review's hedges of the same kinds.
+        "Somebody in the chat just said that Kant was a utilitarian.",
+        "Someone on Twitter claims Kant lied to his landlord.",
+        "Had Mill lived to see the internet, he'd have rewritten the harm principle.",
+        "I've been hearing that Kant never left his room.",
+        "有观众问：康德是不是反对一切说谎？",
+        "我可没这么说过，那是别人的话。",
+        "根本不是那么回事。",
+        "他写道：“康德认为说谎也行”，这显然是误读。",
+        # A seventh blind set's hedges (k, read on e7ee7f3: hearings, tutorials, phone-ins, a
+        # family dinner), said afresh.
+        "上周的纪要里，李委员说'赫尔辛基宣言是1947年的'，他会后已经更正了。",
+        "Does a utilitarian really not care about the one? Of course they care.",
+        "Sure, Dad, and Bentham wanted everyone in prison. No, obviously not.",
+        "对对对，功利主义就是算账呗——谁真这么说过？",
+        "我今天当一回杠精：美德伦理就是当老好人。谁来反驳？",
+        "Let me play devil's advocate: Kant would lie to the murderer.",
+        "我先帮契约论那边把最好的理由说出来：大家都同意的规则才算公平。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -207,6 +225,20 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "墨子主张“爱有差等”，先爱父母再推及他人，这就是儒家的核心。",
         "这当然不是坏事，康德就是这么主张的。",
         "Imagine the state taxing every transaction at ninety percent: Nozick never minded.",
+        # An independent review's own claims that the first versions of those forms read as hedges.
+        "I suppose Mill had it right: he was the one who argued lying is always wrong.",
+        "Mill? His best argument was that lying is always wrong.",
+        "Someone asked me once about Kant. Mill was the one who argued lying is always wrong.",
+        "我没说完，密尔主张撒谎永远不对。",
+        "谁都知道“密尔主张撒谎永远不对”。",
+        "我把它叫做“效用的暴政”，边沁自己也承认。",
+        "在小说“一九八四”里，功利主义者就是老大哥。",
+        "We should ask what could go wrong before we adopt Mill's harm principle.",
+        "Sweden taxed carbon in 1991 because that worked so well there: emissions fell 20 percent.",
+        # Own claims beside the seventh blind set's forms.
+        "Sure, and Kant says the lie is wrong even then.",
+        "Does a Kantian really care about outcomes? Yes, and Mill was the one who argued lying is always wrong.",
+        "我帮他把行李搬了出来，然后说出我的观点：密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

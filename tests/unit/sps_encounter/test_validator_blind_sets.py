@@ -232,6 +232,12 @@ def test_a_weight_read_out_in_kilograms_may_be_repeated():
         ("zh", "这事我还得问问我老公。", False),
         ("zh", "你是不是刚毕业？", False),
         ("zh", "我女儿说你是不是该给我查一下血。", False),
+        # An independent review's own words that the first version of the reported forms excused.
+        ("zh", "医生，我问一下，你是不是该先摸一下我肚子？", True),
+        ("zh", "她没什么问题，你是不是该先摸一下我肚子？", True),
+        ("en", "He asked nothing; shouldn't you be checking my blood pressure first?", True),
+        ("en", "Shouldn't you order a chest X-ray?", True),
+        ("en", "Aren't you ordering a troponin?", True),
     ],
 )
 def test_telling_the_learner_what_to_do_is_coaching_even_as_a_question(case, reply, coached):
@@ -304,6 +310,8 @@ def test_being_sick_with_the_headaches_contradicts_the_case(reply, contradicts):
         ("She's had it since Sunday night.", "She's had nothing to eat since.", True),
         # "Let me tell you:" is the patient's own opening, said twice.
         ("我跟你说：昨天晚上开始疼的。", "我跟你说：没有吐，就是恶心。", True),
+        ("说实话：昨天晚上开始疼的。", "说实话：没有吐，就是恶心。", True),
+        ("我觉得：昨天晚上开始疼的。", "我觉得：没有吐，就是恶心。", True),
     ],
 )
 def test_a_speakers_name_is_no_opening(first, second, echoed):
@@ -406,3 +414,52 @@ def test_someone_elses_diagnosis_the_patient_takes_as_theirs_is_diagnosing(reply
     turns = dialogue(("Anything you've read about it?", reply))
     result = validate(turns, catalog_case("headache", "en-friendly-balanced"))
     assert codes(result) == (["DIAGNOSIS_OR_COACHING"] if diagnosed else [])
+
+
+def test_someone_elses_question_then_the_patients_own_diagnosis_is_diagnosing():
+    turns = dialogue(("How are things at home?", "My son asked how I was and I'm sure it's angina."))
+    assert codes(validate(turns)) == ["DIAGNOSIS_OR_COACHING"]
+    said = dialogue(("How are things at home?", "My son said it might be angina, but I'm not sure."))
+    assert codes(validate(said)) == []
+
+
+# A twelfth author's missed mistakes (l, read blind on e7ee7f3: a timed station, video calls,
+# checklists read aloud, remembered admissions), each said afresh.
+
+
+@pytest.mark.parametrize(
+    ("reply", "coached"),
+    [
+        ("You haven't asked about my smoking yet, love.", True),
+        ("You've not checked my blood pressure.", True),
+        ("You haven't got a cold yourself, have you?", False),
+    ],
+)
+def test_telling_the_learner_what_they_have_not_asked_is_coaching(reply, coached):
+    result = validate(dialogue(("Is there anything else?", reply)))
+    assert codes(result) == (["DIAGNOSIS_OR_COACHING"] if coached else [])
+
+
+def test_todays_decimal_in_words_at_the_end_of_a_sentence_is_leakage():
+    turns = dialogue(("Any fevers?", "No fever. Temperature's thirty-six point eight."))
+    assert codes(validate(turns)) == ["NUMERIC_LEAKAGE"]
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "reply", "contradicts"),
+    [
+        ("headache", "Do you smoke?", "Not now. I used to, ten a day, years back.", True),
+        ("headache", "Do you smoke?", "Never have, no.", False),
+        ("zh", "以前住过院吗？", "住过一次，前年胆结石。", True),
+        ("zh", "以前住过院吗？", "没住过院，身体一直挺好。", False),
+    ],
+)
+def test_a_past_the_case_does_not_have_contradicts_it(case, learner, reply, contradicts):
+    chosen = zh_case() if case == "zh" else catalog_case(case, "en-friendly-balanced")
+    result = validate(dialogue((learner, reply)), chosen)
+    assert codes(result) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+def test_a_temperature_from_an_admission_two_years_ago_is_remembered():
+    turns = dialogue(("以前发过烧吗？", "前年住院那回烧到三十九度二。"))
+    assert "NUMERIC_LEAKAGE" not in codes(validate(turns, zh_case()))

@@ -55,6 +55,17 @@ FEWEST_PATTERNS = 2_700
         # An atomic group backtracks inside until it first matches, never after.
         (r"(?>\s*\s*)x", True),
         (r"(?>\s*)\s*x", False),
+        # A possessive or atomic repeat after a backtracking one runs again for every split.
+        (r"\s*\s*+x", True),
+        (r"\s*(?>\s*)x", True),
+        (r"\s*+\s*x", False),
+        # A bounded repeat whose turn can be one run (an independent review timed it at 215 s).
+        (r"(?:\w+|-){1,10}$", True),
+        # Conditionals are read like alternatives.
+        (r"(?:b|(a))(?(1)(a+)+)x", True),
+        (r"(a)?(?(1)\s*\s*x|y)", True),
+        # A pattern with too many paths to read is reported, not read for minutes.
+        (r"\s*" + r"(?:\s?,?)" * 20 + "x", True),
         # Bounded, possessive and separated repeats are fine.
         (r"x[^z]{0,40}\s[^z]{0,40}zzq", False),
         (r"\bi\s+can'?t\s+breathe\b", False),

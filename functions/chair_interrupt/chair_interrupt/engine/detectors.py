@@ -24,10 +24,10 @@ _SENTENCES = re.compile(r"[^.!?。！？;；]+[.!?。！？;；]*")
 # the chunk folded piece by piece between the marks, which keeps them. Only after a verb of saying
 # or writing, as the lexicon's single quotes: a quoted principle in the speaker's own claim
 # (墨子主张“爱有差等”) is theirs. Bounded, so a chunk of unclosed quotation marks reads in linear time.
-_QUOTATION_MARK = re.compile(r"([“”「」『』\"])")
+_QUOTATION_MARK = re.compile(r"([“”「」『』\"'‘’])")
 _QUOTED_SPEECH = re.compile(
-    r"(?:说|写|讲|称|道|问|骂|喊|叫做|说成|写着)(?:过|着|了)?[：:，,]?\s*[“「『\"]"
-    r"[^”」』\"\n]{0,3}[\u3400-\u9fff][^”」』\"\n]{3,300}?[”」』\"]"
+    r"(?:(?<!小)说|写|讲|声称|宣称|问|骂|喊|说成)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
+    r"[^”」』\"'’\n]{0,3}[\u3400-\u9fff][^”」』\"'’\n]{3,300}?[”」』\"'’]"
 )
 
 
@@ -50,7 +50,9 @@ def alternation(patterns: list[str]) -> re.Pattern[str]:
     for pattern in patterns:
         if pattern[:1].isalnum() and pattern.isascii():
             words.append(fold_pattern(pattern))
-        elif pattern.startswith("\\b") and pattern[2:3] not in ("", "|"):
+        # Only an ASCII pattern: the shared test would also put a word boundary before a Chinese
+        # alternative of a pattern that starts with `\b` ("…|当一回杠精" after 今天).
+        elif pattern.startswith("\\b") and pattern[2:3] not in ("", "|") and pattern.isascii():
             bounded.append(fold_pattern(pattern[2:]))
         else:
             others.append(fold_pattern(pattern))

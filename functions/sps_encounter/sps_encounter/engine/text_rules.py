@@ -75,8 +75,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:about|if|whether|what|how|when|which)|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on"
             r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in) my"
             # An order with its object: "Aren't you ordering too many tests?" is a complaint.
-            r"|order(?:ing)? (?:me )?(?:an? |some |the )?(?:scan|tests?|x-?rays?|bloods?|blood tests?|ecg|ekg"
-            r"|mri|ct|ultrasound|echo)|test(?:ing)? (?:my|for))\b",
+            r"|order(?:ing)? (?:me )?(?:an? |some |the )?(?:\w+ )?(?:scans?|tests?|x-?rays?|bloods?|ecg"
+            r"|ekg|mri|ct|ultrasound|echo|angiogram|troponin)|test(?:ing)? (?:my|for))\b",
+            # What the learner has not done yet ("You've not asked about my family yet"): coaching
+            # too.
+            r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
+            r" (?:me )?(?:about |at |to |for )?(?:my|the|whether|if|how|what|when)\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
@@ -136,7 +140,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "reported": (
             r"\b(?:gp|doctors?|doc|dr|nurse|consultant|cardiologist|specialist|paramedics?|pharmacist|physio"
             r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|partner|son"
-            r"|daughter|kids|friend|internet|google)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
+            # Within the reporting clause: not across ";" or into the patient's own "and I…".
+            r"|daughter|kids|friend|internet|google)\b(?:(?!\b(?:and|but|so) i\b)[^.?!;]){0,60}?"
+            r"\b(?:said|says|asked|asks|told me"
             r"|tells me|thinks|thought|reckoned|reckons"
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
@@ -199,7 +205,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "history_after": (r"\s*(?:(?:左右|上下|多)\s*)?(?:的时间|的时候)",),
         "remembered": (
-            r"上次|上回|上个?(?:月|星期|礼拜|周)|昨天|昨晚|前天|夜里|半夜|去年|前几天|以前|之前|平时|平常|一般|体检|单位|药店|诊所|社区|在家"
+            r"上次|上回|上个?(?:月|星期|礼拜|周)|昨天|昨晚|前天|夜里|半夜|去年|前年|那回|那次|前几天|以前|之前|平时|平常|一般|体检|单位|药店|诊所|社区|在家"
             r"|家里|(?:当时|那时候?)|(?:量|测)(?:出来|的)(?:是|有)|以前是|原来是|过年"
             # The patient's own device: "手环显示心率九十多".
             r"|手环|手表|血压计|血糖仪|体重秤|(?:手机|app)(?:上|里)",
@@ -227,7 +233,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "reported": (
             # Not the patient's own "医生我跟您说" (Doctor, let me tell you).
             r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|老婆|爱人|女儿|儿子|孩子|朋友|网上)"
-            r"[^。！？]{0,12}?(?<![跟和给对][您你])(?:说|讲|问|告诉我|认为|觉得|诊断|怀疑|查出)",
+            r"[^。！？]{0,12}?(?<![跟和给对][您你])(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
             r"被诊断|诊断(?:出|为)|确诊",
             # Someone else's illness: "我有个同事去年阑尾穿孔".
             r"(?:同事|朋友|邻居|亲戚|同学|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨|舅舅|姑姑|爷爷|奶奶|外公|外婆|老公|丈夫"

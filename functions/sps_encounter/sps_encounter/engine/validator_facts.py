@@ -22,6 +22,9 @@ from sps_encounter.engine.validator_turns import (
 )
 
 _ADDRESSED = re.compile(r"you|你|您")
+# Where the patient's own voice takes over within a sentence: "He asked nothing; …", "My son asked
+# how I was and I'm sure…". Someone else's words before it excuse nothing after it.
+_OWN_VOICE_AGAIN = re.compile(r";|\b(?:and|but|so) i\b|[；]")
 _TAG_QUESTION = re.compile(
     r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
     r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"
@@ -94,7 +97,7 @@ class _FactRules(_RunState):
             coaching is not None
             and not self._in_said_line(turn.normal, coaching)
             and not self.rules.reported.search(
-                turn.normal, _sentence_around(turn.normal, coaching.start())[0], coaching.start()
+                turn.normal, _clause_start(turn.normal, coaching.start()), coaching.start()
             )
         ):
             self.error(
@@ -118,7 +121,7 @@ class _FactRules(_RunState):
             return True
         sentence_start, sentence_end = _sentence_around(normal, start)
         rules = self.rules
-        lead = normal[sentence_start:start]
+        lead = normal[_clause_start(normal, start) : start]
         if rules.reported.search(lead) or rules.fear.search(lead):
             return not rules.adopted.search(normal, match.end(), sentence_end)
         closing = normal[sentence_end : sentence_end + 3]
@@ -228,3 +231,12 @@ class _FactRules(_RunState):
             return set()
         case = self.case
         return {slot for slot, pattern in (*case.slot_match, *case.objective_match) if pattern.search(asked)}
+
+
+def _clause_start(normal: str, at: int) -> int:
+    """Where the words leading to `at` begin: its sentence, after the last place in it where the
+    patient speaks in their own voice again."""
+    start = _sentence_around(normal, at)[0]
+    for found in _OWN_VOICE_AGAIN.finditer(normal, start, at):
+        start = found.end()
+    return start

@@ -14,7 +14,7 @@ from sps_encounter.engine.validator_turns import _Patient, _sentence_around
 
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
-_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
+_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?!\d|\.\d)")
 _PERCENT = re.compile(r"(?:%|percent)$")
 _NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")

@@ -24,10 +24,11 @@ ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 _WORDLIKE = re.compile(r"[^\W_]")
 # Who speaks, when a turn holds a relative's or an interpreter's words too ("Sandra: …", "林晓雯：…"):
 # a name is no opening, or every labelled turn would echo the one before. A Chinese name is 2 to 5
-# characters and no verb of saying: "我跟你说：…" twice is an echo.
+# characters, without 我 / 你 / 您 and not ending as a phrase of saying does: "我跟你说：…",
+# "说实话：…" or "我觉得：…" twice is an echo.
 _SPEAKER_LABEL = re.compile(
     r"^\W*(?:[^\W\d_\u3400-\u9fff]{1,12}(?: [^\W\d_\u3400-\u9fff]{1,12}){0,2}"
-    r"|[\u3400-\u9fff]{2,5}(?<![说讲问]))\s*[:：]\s*"
+    r"|(?:(?![我你您])[\u3400-\u9fff]){2,5}(?<![说讲问话得道]))\s*[:：]\s*"
 )
 
 # What the patient does, written before what they say ("(Rolls up his sleeve.) There you go.",
