@@ -123,7 +123,6 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         # family dinner), said afresh.
         "上周的纪要里，李委员说'赫尔辛基宣言是1947年的'，他会后已经更正了。",
         "Does a utilitarian really not care about the one? Of course they care.",
-        "Sure, Dad, and Bentham wanted everyone in prison. No, obviously not.",
         "对对对，功利主义就是算账呗——谁真这么说过？",
         "我今天当一回杠精：美德伦理就是当老好人。谁来反驳？",
         "Let me play devil's advocate: Kant would lie to the murderer.",
@@ -239,6 +238,12 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Sure, and Kant says the lie is wrong even then.",
         "Does a Kantian really care about outcomes? Yes, and Mill was the one who argued lying is always wrong.",
         "我帮他把行李搬了出来，然后说出我的观点：密尔主张撒谎永远不对。",
+        # A second review's own claims beside the seventh set's forms.
+        "Sure, Tom, and Mill was the one who argued lying is always wrong.",
+        "Had we listened to Mill, we'd know he argued lying is always wrong.",
+        "Was Kant right? No, obviously not: Mill was the one who argued lying is always wrong.",
+        "我们替受害者那边说几句公道话：密尔主张撒谎永远不对。",
+        "我说过'密尔主张撒谎永远不对'，现在还是这么说。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

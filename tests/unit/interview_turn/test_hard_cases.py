@@ -272,7 +272,7 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("He's banging on the car window now, I've locked the doors.", HardStop.ACUTE_DISTRESS),
         ("透析我不想做了，早点走，孩子们也解脱。", HardStop.SELF_HARM),
         ("If I stopped coming in, it'd all be over in a fortnight.", HardStop.SELF_HARM),
-        ("想来想去，我还是退出吧，录的东西都删了。", HardStop.STOP_REQUEST),
+        ("想来想去，我还是退出吧，录的东西你们都删了。", HardStop.STOP_REQUEST),
         ("Count me out, and scrap what we recorded.", HardStop.STOP_REQUEST),
         ("那年他拿刀顶着我，我一辈子都忘不了。", None),
         ("The kids were banging on the door every morning for breakfast.", None),
@@ -280,6 +280,17 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("If we'd won that match, it'd all be over by Christmas, we thought.", None),
         ("我退出了合唱团，嗓子不行了。", None),
         ("Count me in for the reunion, I wouldn't miss it.", None),
+        # An independent review's ordinary sentences that the first versions of those forms read.
+        ("My mother used to say, if I ever left the farm, it'd all be over for her.", None),
+        ("婆婆临终前说，早点走，大家都解脱。", None),
+        ("She's banging on the window every morning, that silly pigeon lover next door.", None),
+        ("我跟接线员说别挂电话，别出声。", None),
+        ("老李打牌输了，说我还是退出吧。", None),
+        ("当年录的那些磁带都删了，可惜。", None),
+        ("When they asked who wanted to go to Vietnam, I said count me out.", None),
+        ("Count me out of the bingo tonight, love.", None),
+        ("We had to scrap the lot, all the old tractors went to the scrapyard.", None),
+        ("In the army we'd march until noon and we continue after a short break.", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

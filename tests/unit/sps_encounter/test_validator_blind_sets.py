@@ -379,7 +379,7 @@ def test_a_stage_direction_is_no_opening(first, second, echoed):
         (
             "en",
             "Has it ever come on when you're resting?",
-            "Once, sat watching telly. It just came on.",
+            "Once, sat watching telly, it just came on.",
             True,
         ),
         ("en", "Has it ever come on when you're resting?", "No, never when I'm sat down.", False),
@@ -463,3 +463,47 @@ def test_a_past_the_case_does_not_have_contradicts_it(case, learner, reply, cont
 def test_a_temperature_from_an_admission_two_years_ago_is_remembered():
     turns = dialogue(("以前发过烧吗？", "前年住院那回烧到三十九度二。"))
     assert "NUMERIC_LEAKAGE" not in codes(validate(turns, zh_case()))
+
+
+# An independent review's ordinary speech that the first versions of set k's and l's rules flagged.
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "reply"),
+    [
+        (
+            "headache",
+            "Do you exercise?",
+            "I ran the 5k in thirty-six point six minutes last weekend, my best.",
+        ),
+        (
+            "headache",
+            "Read anything?",
+            "My GP mentioned rebound headaches, so I think that's what she wants ruled out.",
+        ),
+        ("headache", "Who's worried?", "My mum says, and I quote, rebound headaches."),
+        (
+            "headache",
+            "What do you do?",
+            "You've not asked me what I do for a living. I'm a teacher, by the way.",
+        ),
+        ("headache", "Do you do any sport?", "No. I used to do ten a day on the exercise bike though."),
+        ("chest", "Any sport?", "I used to play five-a-side but I gave it up when my knees went."),
+        ("chest", "Does it come on at rest?", "I was sitting down after the walk and it just came on again."),
+        ("zh", "之前看过医生吗？", "医生问我是不是阑尾炎，我也不知道。"),
+        ("zh", "怎么之前没说？", "您没问啊，所以我就没提。"),
+    ],
+)
+def test_ordinary_speech_beside_the_new_rules_is_not_flagged(case, learner, reply):
+    chosen = {"zh": zh_case(), "chest": catalog_case()}.get(case) or catalog_case(
+        case, "en-friendly-balanced"
+    )
+    assert codes(validate(dialogue((learner, reply)), chosen)) == []
+
+
+def test_asking_about_scales_at_home_is_no_measurement():
+    case = catalog_case("headache", "en-friendly-balanced")
+    turns = dialogue(
+        ("Do you ever step on the scales at home?", "Now and then. I was 64 kilos this morning.")
+    )
+    assert codes(validate(turns, case)) == ["NUMERIC_LEAKAGE"]

@@ -26,7 +26,7 @@ _SENTENCES = re.compile(r"[^.!?。！？;；]+[.!?。！？;；]*")
 # (墨子主张“爱有差等”) is theirs. Bounded, so a chunk of unclosed quotation marks reads in linear time.
 _QUOTATION_MARK = re.compile(r"([“”「」『』\"'‘’])")
 _QUOTED_SPEECH = re.compile(
-    r"(?:(?<!小)说|写|讲|声称|宣称|问|骂|喊|说成)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
+    r"(?:(?<![小我])说|写|讲|声称|宣称|问|骂|喊|说成)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
     r"[^”」』\"'’\n]{0,3}[\u3400-\u9fff][^”」』\"'’\n]{3,300}?[”」』\"'’]"
 )
 

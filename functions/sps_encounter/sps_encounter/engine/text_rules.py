@@ -80,7 +80,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("You've not asked about my family yet"): coaching
             # too.
             r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
-            r" (?:me )?(?:about |at |to |for )?(?:my|the|whether|if|how|what|when)\b",
+            r" (?:me )?(?:about |at |to |for )?(?:my|the)\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
@@ -167,8 +167,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # After someone else's words or a fear, the patient taking the diagnosis as theirs ("I
         # read that painkillers cause rebound headaches, so I think that's what these are").
         "adopted": (
-            r"\bso i (?:think|reckon|guess|'m sure|am sure)\b[^.?!]{0,20}\bthat'?s (?:what|it)\b"
-            r"(?: (?:it is|these are|this is|i'?ve got|i have))?",
+            r"\b(?:so|and) i(?: think| reckon| guess|'m sure| am sure)\b[^.?!]{0,20}\bthat'?s (?:it\b|what"
+            r" (?:it is|these are|this is|i'?ve got|i have|i'?ve had)\b)",
         ),
         # A denial just before what a conflict names: "It's not hopeless or anything."
         "denied_before": (
@@ -219,7 +219,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
-            r"(?:你|您)(?:还|都)?没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧|啊)",
+            r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
@@ -235,6 +235,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:医生|大夫|护士|专家|他们|他|她|别人|人家|家里人|妈|爸|老公|老婆|爱人|女儿|儿子|孩子|朋友|网上)"
             r"[^。！？]{0,12}?(?<![跟和给对][您你])(?:说|讲|告诉我|认为|觉得|诊断|怀疑|查出)",
             r"被诊断|诊断(?:出|为)|确诊",
+            # Someone else's question: "医生问我是不是阑尾炎".
+            r"(?:医生|大夫|护士|他|她|他们|别人)[^。！？]{0,6}问(?:过)?我(?:是不是|是否|会不会|有没有)",
             # Someone else's illness: "我有个同事去年阑尾穿孔".
             r"(?:同事|朋友|邻居|亲戚|同学|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨|舅舅|姑姑|爷爷|奶奶|外公|外婆|老公|丈夫"
             r"|妻子|爸|妈|哥|姐|弟|妹|别人|人家)[^。！？，,]{0,8}$",

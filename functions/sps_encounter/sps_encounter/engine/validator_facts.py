@@ -24,7 +24,9 @@ from sps_encounter.engine.validator_turns import (
 _ADDRESSED = re.compile(r"you|你|您")
 # Where the patient's own voice takes over within a sentence: "He asked nothing; …", "My son asked
 # how I was and I'm sure…". Someone else's words before it excuse nothing after it.
-_OWN_VOICE_AGAIN = re.compile(r";|\b(?:and|but|so) i\b|[；]")
+_OWN_VOICE_AGAIN = re.compile(
+    r";|；|\b(?:and|but|so) i(?:'m| am| think| reckon| know| feel| guess|'ve| have)\b"
+)
 _TAG_QUESTION = re.compile(
     r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
     r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"

@@ -123,8 +123,14 @@ class _NumberRules(_RunState):
         haemoglobin is not today's to the tenth, as a remembered pair is not today's pair."""
         if " point " not in normal:
             return []
-        decimals = _DECIMAL.findall(with_digits(normal))
-        return [value for value in decimals if value in self.case.objective_numbers]
+        digits = with_digits(normal)
+        return [
+            match.group()
+            for match in _DECIMAL.finditer(digits)
+            # "thirty-six point six minutes" counts time, not a temperature.
+            if match.group() in self.case.objective_numbers
+            and not self.rules.count_unit.match(digits, match.end())
+        ]
 
     def _said_as_todays(self, normal: str) -> list[str]:
         """Vital signs told as today's ("118 over 74 today"), in a sentence that places them
