@@ -172,6 +172,7 @@ def test_a_temperature_from_an_admission_two_years_ago_is_remembered():
             "My GP mentioned rebound headaches, so I think that's what she wants ruled out.",
         ),
         ("headache", "Who's worried?", "My mum says, and I quote, rebound headaches."),
+        ("headache", "Who's worried?", "My GP, and I trust her, said it's rebound headaches."),
         (
             "headache",
             "What do you do?",

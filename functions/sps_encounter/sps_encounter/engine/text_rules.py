@@ -139,10 +139,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # Before a diagnosis term in the same sentence: someone else's words, or the patient's fear.
         "reported": (
             r"\b(?:gp|doctors?|doc|dr|nurse|consultant|cardiologist|specialist|paramedics?|pharmacist|physio"
+            # Where the patient's own voice takes over ("…; ", "and I'm sure…") is cut before this
+            # is searched (validator_facts._clause_start).
             r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|partner|son"
-            # Within the reporting clause: not across ";" or into the patient's own "and I…".
-            r"|daughter|kids|friend|internet|google)\b(?:(?!\b(?:and|but|so) i\b)[^.?!;]){0,60}?"
-            r"\b(?:said|says|asked|asks|told me"
+            r"|daughter|kids|friend|internet|google)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
             r"|tells me|thinks|thought|reckoned|reckons"
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
