@@ -127,6 +127,13 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "我今天当一回杠精：美德伦理就是当老好人。谁来反驳？",
         "Let me play devil's advocate: Kant would lie to the murderer.",
         "我先帮契约论那边把最好的理由说出来：大家都同意的规则才算公平。",
+        # An eighth blind set's hedges (l, read on cfe3708: competitive debate, a student union,
+        # a bioethics seminar, a WeChat group), said afresh.
+        "The Member for Finance told this House that Bentham wrote the Critique. It says Kant.",
+        "To be fair to the contractualist side: if nobody could reasonably reject it, it binds.",
+        "My uncle keeps forwarding this video saying Hume invented the categorical imperative. That's his take, not mine.",
+        "What, so Mill thought pleasure was all that mattered, even a pig's? Come on.",
+        "难道功利主义者真的认为少数人可以随便牺牲吗？没人这么主张。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -244,6 +251,12 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Was Kant right? No, obviously not: Mill was the one who argued lying is always wrong.",
         "我们替受害者那边说几句公道话：密尔主张撒谎永远不对。",
         "我说过'密尔主张撒谎永远不对'，现在还是这么说。",
+        # Own claims beside the eighth set's forms.
+        "I told this House that Mill was the one who argued lying is always wrong.",
+        "To be fair, Mill was the one who argued lying is always wrong.",
+        "That's my view, not his: Mill was the one who argued lying is always wrong.",
+        "So Mill was the one who argued lying is always wrong? Yes, please check.",
+        "难道你们真的认为密尔主张撒谎永远不对吗？",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

@@ -291,6 +291,11 @@ def test_the_lexicon_alone_reads_wishes_to_die_a_chest_now_and_stops_in_few_or_o
         ("Count me out of the bingo tonight, love.", None),
         ("We had to scrap the lot, all the old tractors went to the scrapyard.", None),
         ("In the army we'd march until noon and we continue after a short break.", None),
+        # The same review's misses, left open then.
+        ("我要退出。", HardStop.STOP_REQUEST),
+        ("A man's banging on the car window.", HardStop.ACUTE_DISTRESS),
+        ("那年我想退出，可是我爸不让。", None),
+        ("A man's banging on the door every morning selling fish.", None),
     ],
 )
 def test_the_lexicon_alone_reads_what_a_phone_types(text, stop):

@@ -122,6 +122,9 @@ def test_no_pause_is_read_where_none_is_asked(text):
         ("那时候干活，老板都不让我们歇口气。", False),
         ("Sorry, the doorbell. Hang on.", True),
         ("The rope was all we had, so we hung on and prayed. Hold on, Dad kept saying, hold on.", False),
+        # An independent review's misses (41aed2e).
+        ("护士来了，打完针再聊吧。", True),
+        ("我们打完针再聊了一会儿才走的。", False),
     ],
 )
 def test_the_lexicon_alone_reads_a_break_for_a_chore_or_a_slower_pace(text, pause):
