@@ -35,7 +35,7 @@ class _NumberRules(_RunState):
         normal = with_arabic_numerals(turn.normal) if turn.chinese else turn.normal
         spelled: list[str] = []
         if not turn.chinese:
-            spelled = [*self._todays_pairs_in_words(normal), *self._todays_decimals_in_words(normal)]
+            spelled = [*self._todays_readings_in_words(normal), *self._todays_decimals_in_words(normal)]
         if not _DIGIT.search(normal) and not spelled:
             return
         # After a measurement the patient may read its result out, unless they wave the measurement
@@ -104,16 +104,28 @@ class _NumberRules(_RunState):
                 kept.append((start, end))
         return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
 
-    def _todays_pairs_in_words(self, normal: str) -> list[str]:
+    def _todays_readings_in_words(self, normal: str) -> list[str]:
         """Today's whole reading said in words ("she said it was one-fifty-two over ninety-four"
         in a case whose blood pressure is 152/94): a remembered pair is never exactly today's, so
-        only today's pairs are read in words; other numbers in words stay words."""
-        if not self.case.objective_pairs or not _NUMBER_WORD.search(normal):
+        only today's pairs are read in words. A single vital sign in words is read too when it is
+        today's value and its sentence places it nowhere else ("Pulse is about eighty-eight" in a
+        case whose pulse is 88, not "my pulse is usually about eighty-eight"); other numbers in
+        words stay words."""
+        if not _NUMBER_WORD.search(normal):
             return []
         found = []
-        for match in self.rules.vital_reading.finditer(with_digits(normal)):
+        digits = with_digits(normal)
+        for match in self.rules.vital_reading.finditer(digits):
             numbers = _NUMBER.findall(match.group())
-            if len(numbers) >= 2 and "/".join(numbers[:2]) in self.case.objective_pairs:
+            if len(numbers) >= 2:
+                if "/".join(numbers[:2]) in self.case.objective_pairs:
+                    found.append(match.group().strip())
+            elif (
+                numbers
+                and numbers[0] in self.case.objective_numbers
+                and not self.rules.count_unit.match(digits, number_end(match))
+                and not self._elsewhere(digits, match.start())
+            ):
                 found.append(match.group().strip())
         return found
 
@@ -188,7 +200,11 @@ class _NumberRules(_RunState):
         findings: "my pulse was 88" is the case's 88 told before anyone measured it."""
         if self._todays(match.group()):
             return False
-        start = match.start()
+        return self._elsewhere(normal, match.start())
+
+    def _elsewhere(self, normal: str, start: int) -> bool:
+        """The sentence at `start` places its value in the past or elsewhere, imagines it, or
+        gives it to someone else."""
         sentence_start, sentence_end = _sentence_around(normal, start)
         remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
         return remembered or self._not_own(normal, start)

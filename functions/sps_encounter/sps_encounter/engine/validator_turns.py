@@ -25,6 +25,18 @@ SHORT_TURN = 3
 # Longer than this, a turn holds more than SHORT_TURN words (or pairs of Chinese characters)
 # whatever its words: the count is skipped.
 SHORT_TEXT_CHARS = 60
+# Someone else in the room, named by who they are before their words inside a patient turn
+# ("Wife: And the cholesterol ones.", "女儿：他晚上也疼。"): a transcript of two roles writes them so.
+_RELATIVE_SPEAKS = re.compile(
+    r"\s*(?:(?:his|her|the)\s+)?(?:wife|husband|partner|son|daughter|mum|mom|mother|dad|father"
+    r"|brother|sister|friend|carer|caregiver|interpreter|grandson|granddaughter"
+    r"|妻子|老婆|爱人|丈夫|老公|女儿|儿子|妈妈|爸爸|家属|护工|陪护|翻译|姐姐|妹妹|哥哥|弟弟)"
+    r"(?:\s*[(（][^)）]{0,20}[)）])?\s*[:：]",
+    re.IGNORECASE,
+)
+# The patient speaking again after someone else: a pause or a dash before their words ("...I
+# stopped them.").
+_PATIENT_RESUMES = re.compile(r"\.\.\.|…|—|–")
 
 
 def _normal(folded: str) -> str:
@@ -46,10 +58,25 @@ class _Patient:
 
     @property
     def spoken_sentences(self) -> int:
-        """Sentences of at least a few words: "Erm." "Sixteen?" "It's been... a lot." are pieces
-        of one spoken sentence, not sentences of their own (what the narrative length counts)."""
-        spans = sentence_spans(self.text)
-        return max(1, sum(1 for a, b in spans if _length(self.text[a:b], self.chinese) >= SPOKEN_SENTENCE))
+        """The patient's telling, in sentences of at least a few words (what the narrative length
+        counts): "Erm." "Sixteen?" "It's been... a lot." are pieces of one spoken sentence. A
+        question handed back to the learner ("Was that stupid?") tells nothing, and a relative's
+        words in the turn ("Wife: And the cholesterol ones. Go on, tell her.") are not the
+        patient's, up to a pause or a dash before the patient's own again."""
+        text = self.text
+        count = 0
+        relative = False
+        previous_end = 0
+        for start, end in sentence_spans(text):
+            if _RELATIVE_SPEAKS.match(text, start):
+                relative = True
+            elif relative and _PATIENT_RESUMES.search(text, previous_end, start):
+                relative = False
+            previous_end = end
+            if relative or (end < len(text) and text[end] in "?？"):
+                continue
+            count += _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE
+        return max(1, count)
 
     @property
     def short(self) -> bool:

@@ -1,0 +1,76 @@
+"""`validateTranscript` on what the blind set `m` of transcripts found (2026-11-29: a relative in
+the room, an interpreter, a handwritten list, a learner summing up with numbers), each said afresh
+next to what the rule must still leave alone. The earlier sets: test_validator_blind_sets.py and
+test_validator_blind_sets_k_l.py. The sets and their figures: docs/judges.md, "SPS"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.sps_encounter.support import catalog_case, dialogue
+from tests.unit.sps_encounter.validating import codes, validate, zh_case
+
+
+@pytest.mark.parametrize(
+    ("reply", "leaked"),
+    [
+        # The case's pulse is 88: today's value, told before anyone took it.
+        ("No racing. Pulse is about eighty-eight, nice and regular.", True),
+        ("Heart rate eighty-eight, I reckon.", True),
+        # Usual, someone else's, or no vital sign at all.
+        ("My pulse is usually about eighty-eight at home.", False),
+        ("My wife's pulse is eighty-eight, mine's lower.", False),
+        ("I counted eighty-eight steps to the car park.", False),
+        # Not today's value.
+        ("Pulse is about seventy, I think.", False),
+    ],
+)
+def test_todays_vital_sign_said_in_words_is_leakage(reply, leaked):
+    turns = dialogue(("Any palpitations?", reply))
+    assert codes(validate(turns)) == (["NUMERIC_LEAKAGE"] if leaked else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "too_long"),
+    [
+        # Four sentences of the patient's, three of his wife's.
+        (
+            "Just the one tablet, amlodipine. Wife: And the cholesterol ones. Go on, tell him. "
+            "The GP said so. ...I stopped them. Couple of months back. They gave me aches in my legs.",
+            False,
+        ),
+        # Four sentences of telling, two questions handed back.
+        (
+            "Amlodipine, every morning. I stopped the cholesterol ones two months ago. They gave me "
+            "aches in my legs. My wife was cross about it. Was that stupid of me? Has that made it "
+            "worse, do you think?",
+            False,
+        ),
+        # Six of the patient's own: over the persona's five.
+        (
+            "Amlodipine, every morning. I stopped the cholesterol ones two months ago. They gave me "
+            "aches in my legs. My wife was cross about it. She told the pharmacist all about it. "
+            "The pharmacist said to see the GP about it.",
+            True,
+        ),
+        # The wife speaks, then he goes on without a pause: all of it is hers by the text.
+        (
+            "Amlodipine. Wife: And the cholesterol ones, which he stopped. They gave him aches. He "
+            "never told the GP. I kept telling him. He's stubborn like that.",
+            False,
+        ),
+    ],
+)
+def test_the_narrative_length_counts_the_patients_own_telling(reply, too_long):
+    case = catalog_case("chest-pain", "en-reserved-brief")
+    turns = dialogue(("And what medicines are you on?", reply))
+    assert codes(validate(turns, case)) == (["NARRATIVE_TOO_LONG"] if too_long else [])
+
+
+def test_a_relatives_words_in_chinese_are_not_the_patients_narrative():
+    reply = (
+        "就吃过一次止痛药。女儿：她晚上疼得睡不着觉。一直在床上翻来翻去。我叫她早点来医院她不听。"
+        "她就是怕麻烦别人。……我是怕花钱。"
+    )
+    turns = dialogue(("平时吃什么药吗？", reply))
+    assert codes(validate(turns, zh_case())) == []
