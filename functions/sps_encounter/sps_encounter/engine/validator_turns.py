@@ -30,7 +30,7 @@ SHORT_TEXT_CHARS = 60
 _RELATIVE_SPEAKS = re.compile(
     r"\s*(?:(?:his|her|the)\s+)?(?:wife|husband|partner|son|daughter|mum|mom|mother|dad|father"
     r"|brother|sister|friend|carer|caregiver|interpreter|grandson|granddaughter"
-    r"|妻子|老婆|爱人|丈夫|老公|女儿|儿子|妈妈|爸爸|家属|护工|陪护|翻译|姐姐|妹妹|哥哥|弟弟)"
+    r"|妻子|老婆|爱人|老伴|丈夫|老公|女儿|儿子|妈妈|爸爸|家属|护工|陪护|翻译|姐姐|妹妹|哥哥|弟弟)"
     r"(?:\s*[(（][^)）]{0,20}[)）])?\s*[:：]",
     re.IGNORECASE,
 )
