@@ -74,3 +74,45 @@ def test_a_relatives_words_in_chinese_are_not_the_patients_narrative():
     )
     turns = dialogue(("平时吃什么药吗？", reply))
     assert codes(validate(turns, zh_case())) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "diagnosed"),
+    [
+        # Read online and then taken as the patient's own, as a tag question.
+        (
+            "I read online that painkillers every day give you rebound headaches, that's what this "
+            "is, isn't it?",
+            True,
+        ),
+        ("I read online that painkillers every day give you rebound headaches. Is that possible?", False),
+        # A sister's or a neighbour's words are theirs, as a GP's are.
+        ("My sister says it's rebound headaches.", False),
+        ("My neighbour reckons it's rebound headaches, she's a nurse.", False),
+    ],
+)
+def test_a_diagnosis_read_elsewhere_is_the_patients_only_when_taken_as_theirs(reply, diagnosed):
+    case = catalog_case("headache", "en-friendly-balanced")
+    turns = dialogue(("How often do you take the painkillers?", reply))
+    assert codes(validate(turns, case)) == (["DIAGNOSIS_OR_COACHING"] if diagnosed else [])
+
+
+@pytest.mark.parametrize(
+    ("learner", "reply", "contradicts", "zh"),
+    [
+        ("And on the really bad days, out of ten?", "Honestly, the bad ones are more of a six.", True, False),
+        (
+            "And on the really bad days, out of ten?",
+            "The bad ones aren't a six, they're an eight.",
+            False,
+            False,
+        ),
+        ("以前有没有这样疼过？", "有过一次，去年差不多这时候。", True, True),
+        ("以前有没有这样疼过？", "有过一次吗？我想想……没有，没有过。", False, True),
+    ],
+)
+def test_a_severity_or_a_first_episode_told_otherwise_contradicts_the_case(learner, reply, contradicts, zh):
+    case = zh_case() if zh else catalog_case("headache", "en-friendly-balanced")
+    assert codes(validate(dialogue((learner, reply)), case)) == (
+        ["FACT_CONTRADICTION"] if contradicts else []
+    )

@@ -142,7 +142,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # Where the patient's own voice takes over ("…; ", "and I'm sure…") is cut before this
             # is searched (validator_facts._clause_start).
             r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|partner|son"
-            r"|daughter|kids|friend|internet|google)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
+            r"|daughter|kids|friend|internet|google|sister|brother|mate|colleague|neighbou?r|cousin|aunt"
+            r"|auntie|uncle|nan|gran|grandma|grandad|boss)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
             r"|tells me|thinks|thought|reckoned|reckons"
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
@@ -169,6 +170,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "adopted": (
             r"\b(?:so|and) i(?: think| reckon| guess|'m sure| am sure)\b[^.?!]{0,20}\bthat'?s (?:it\b|what"
             r" (?:it is|these are|this is|i'?ve got|i have|i'?ve had)\b)",
+            # Or as a tag question: "…rebound headaches — that's what this is, isn't it?"
+            r"\bthat'?s what (?:it is|these are|this is|i'?ve got|i have|i'?ve had),? (?:isn'?t it|aren'?t"
+            r" they|right|innit)\b",
         ),
         # A denial just before what a conflict names: "It's not hopeless or anything."
         "denied_before": (
