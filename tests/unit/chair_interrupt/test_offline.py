@@ -134,6 +134,14 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "My uncle keeps forwarding this video saying Hume invented the categorical imperative. That's his take, not mine.",
         "What, so Mill thought pleasure was all that mattered, even a pig's? Come on.",
         "难道功利主义者真的认为少数人可以随便牺牲吗？没人这么主张。",
+        # A ninth blind set's hedges (m, read on d2b8201: a call-in show, an ethics bowl, a union
+        # meeting, a forum thread read aloud, a round-table talk show), said afresh.
+        "The prosecution's line is that Mill wrote the Critique. I don't buy it.",
+        "功利主义者都是算账机器——这种帖子我一周能刷到好几条。",
+        "Is the panel really saying Kant allowed lies? I don't think they are.",
+        "Caller 李女士的意思，我 paraphrase 一下：密尔主张撒谎永远不对。",
+        "我爸那一辈人总觉得，康德就是个只会讲规矩的老古板。",
+        "For argument's sake, say Kant thought lying to the murderer was fine.",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -257,6 +265,11 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "That's my view, not his: Mill was the one who argued lying is always wrong.",
         "So Mill was the one who argued lying is always wrong? Yes, please check.",
         "难道你们真的认为密尔主张撒谎永远不对吗？",
+        # Own claims beside the ninth set's forms.
+        "这种言论我同意：密尔主张撒谎永远不对。",
+        "Was Mill really the one who argued lying is always wrong? I don't think that's in doubt: yes.",
+        "My line is that Mill was the one who argued lying is always wrong.",
+        "上一代人留下的问题不少，而且密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
