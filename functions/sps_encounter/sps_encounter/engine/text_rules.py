@@ -97,6 +97,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\b(?:my|his|her|our|their) (?:dad|father|mum|mom|mother|husband|wife|partner|brother|sister"
             r"|son|daughter|grandad|granddad|grandpa|grandma|granny|nan|gran|aunt|auntie|uncle|cousin|friend"
             r"|mate|colleague|neighbou?r|boss|other half|hubby)\b|\b(?:dad|mum|mom)'s\b",
+            # What a page or a leaflet lists ("One website had this checklist, throbbing, pressing,
+            # stabbing"): its words, not the patient's.
+            r"\b(?:a|one|the|this|that|some) (?:website|site|web page|leaflet|checklist|article|forum|app"
+            r"|quiz|questionnaire)\b[^.?!]{0,40}\b(?:had|has|says|said|lists|listed|mentions|mentioned"
+            r"|asks|asked)\b",
         ),
         # Right before a number with a unit: a load or a limit, not the patient's body ("not to lift
         # more than 10 kilos", "bags of about 20 kg").
@@ -248,7 +253,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "fear": (r"怕|担心|担忧|吓死|吓坏|紧张|不会是|会不会是|万一",),
         "second_person": (r"你|您",),
         "adopted": (r"所以我(?:觉得|想|看|估计)(?:就|肯定|应该)?是(?:这个|这种|这病|它)",),
-        "denied_before": (r"(?<![还可])(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",),
+        "denied_before": (
+            r"(?<![还可])(?:不是|并不|也不|不算|没有|没|不)(?:那么|太|很|算)?$",
+            # The last of a list the denial heads: 没有尿频尿急尿痛, 无恶心、呕吐.
+            r"(?<![还可])(?:没有|无)(?:[\u4e00-\u9fff]{2}[、，,]?){1,4}$",
+        ),
     },
 }
 

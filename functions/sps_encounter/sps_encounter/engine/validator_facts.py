@@ -5,7 +5,7 @@ and what earlier turns told."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.lint import _said as said_lines
@@ -80,7 +80,7 @@ class _FactRules(_RunState):
 
     def diagnosis(self, turn: _Patient) -> None:
         for _, first in self.case.diagnosis.matches(turn.normal):
-            for match in first.re.finditer(turn.normal, first.start()):
+            for match in self._every_match(turn.normal, first):
                 if not self._excused(turn.normal, match):
                     self.error(
                         "DIAGNOSIS_OR_COACHING",
@@ -180,7 +180,7 @@ class _FactRules(_RunState):
             self.stated.setdefault(slot, value)
         reported: set[str] = set()
         asked: set[str] | None = None
-        for slot, match in self.case.conflicts.matches(turn.folded):
+        for slot, first in self.case.conflicts.matches(turn.folded):
             # One issue per slot and turn, however often the turn repeats the contradiction.
             if slot in reported:
                 continue
@@ -191,12 +191,12 @@ class _FactRules(_RunState):
             # follow-up ("Just that?") is still on the facts asked before it.
             if asked and slot not in asked:
                 continue
-            # "If I'm off for six weeks…" imagines, and "my sister gets the stabbing kind" tells
-            # someone else's: neither states anything about the case.
-            if self._not_own(turn.folded, match.start()):
-                continue
-            # "It's not hopeless or anything" denies what the conflict names.
-            if self._denied(turn.folded, match.start()):
+            # Every match, not only the first: "a checklist had throbbing, stabbing… and it's
+            # definitely not stabbing" names the conflict twice, and neither time as the patient's.
+            text = turn.folded
+            own = (found for found in self._every_match(text, first) if self._own_claim(text, found))
+            match = next(own, None)
+            if match is None:
                 continue
             reported.add(slot)
             self.error(
@@ -205,6 +205,20 @@ class _FactRules(_RunState):
                 f"this contradicts the case's {slot}",
                 {"slot": slot, "match": match.group(0)},
             )
+
+    def _every_match(self, text: str, first: re.Match[str]) -> Iterable[re.Match[str]]:
+        """`first` and the same pattern's later matches in `text`. A pattern a request brought is
+        matched only under the request's budget (persona_rails.user_patterns), which covers one
+        search: for it, the first match alone."""
+        if self.case.untrusted:
+            return (first,)
+        return first.re.finditer(text, first.start())
+
+    def _own_claim(self, text: str, match: re.Match[str]) -> bool:
+        """Whether a conflict's match states the patient's own case: not imagined ("If I'm off for
+        six weeks…"), not someone else's ("my sister gets the stabbing kind"), not denied ("It's
+        not hopeless or anything")."""
+        return not self._not_own(text, match.start()) and not self._denied(text, match.start())
 
     def _denied(self, text: str, start: int) -> bool:
         """A denial just before a conflict's match, unless the sentence asks it back: 昨天不是吐了好几次吗

@@ -1,6 +1,7 @@
-"""`validateTranscript` on what the blind set `m` of transcripts found (2026-11-29: a relative in
-the room, an interpreter, a handwritten list, a learner summing up with numbers), each said afresh
-next to what the rule must still leave alone. The earlier sets: test_validator_blind_sets.py and
+"""`validateTranscript` on what the blind sets `m` (2026-11-29: a relative in the room, an
+interpreter, a handwritten list, a learner summing up with numbers) and `n` (a formal learner, a
+patient who is a nurse, symptoms read online) of transcripts found, each said afresh next to what
+the rule must still leave alone. The earlier sets: test_validator_blind_sets.py and
 test_validator_blind_sets_k_l.py. The sets and their figures: docs/judges.md, "SPS"."""
 
 from __future__ import annotations
@@ -116,3 +117,58 @@ def test_a_severity_or_a_first_episode_told_otherwise_contradicts_the_case(learn
     assert codes(validate(dialogue((learner, reply)), case)) == (
         ["FACT_CONTRADICTION"] if contradicts else []
     )
+
+
+# The set n (read on 4710edd).
+
+
+def test_a_formal_request_to_measure_is_a_measurement():
+    turns = dialogue(
+        (
+            "I'm sorry for your loss. Would you permit me to take your pulse and blood pressure?",
+            "Sure. (Pulse: 88 beats per minute, regular.) (Blood pressure: 152/94 mmHg.)",
+        )
+    )
+    assert codes(validate(turns)) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        # A checklist's words, and then the patient's own denial: neither says the conflict.
+        (
+            "Pounding when it's bad. One website had this checklist, throbbing, pressing, stabbing, "
+            "and it's definitely not stabbing.",
+            False,
+        ),
+        ("Pounding, and now and then stabbing.", True),
+    ],
+)
+def test_every_match_of_a_conflict_is_read_not_only_the_first(reply, contradicts):
+    case = catalog_case("headache", "en-friendly-balanced")
+    turns = dialogue(("And what are they like?", reply))
+    assert codes(validate(turns, case)) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("小便正常，没有尿频尿急尿痛。", False),
+        ("没有几天又尿痛了。", True),
+    ],
+)
+def test_a_chinese_denial_covers_the_list_it_heads(reply, contradicts):
+    turns = dialogue(("小便怎么样？", reply))
+    assert codes(validate(turns, zh_case())) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+@pytest.mark.parametrize(
+    ("reply", "contradicts"),
+    [
+        ("Amlodipine. There was a cholesterol one too, but I stopped it, oh, a fortnight ago.", True),
+        ("Amlodipine. There was a cholesterol one too, but I stopped it a couple of months back.", False),
+    ],
+)
+def test_the_statin_stopped_weeks_ago_contradicts_the_chest_pain_case(reply, contradicts):
+    turns = dialogue(("Do you take any medicines?", reply))
+    assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
