@@ -142,6 +142,12 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "Caller 李女士的意思，我 paraphrase 一下：密尔主张撒谎永远不对。",
         "我爸那一辈人总觉得，康德就是个只会讲规矩的老古板。",
         "For argument's sake, say Kant thought lying to the murderer was fine.",
+        # An independent review's hedges of the eighth set's kinds that its forms missed.
+        "The Member for Finance told Parliament that Bentham wrote the Critique.",
+        "In fairness to the other side: they think Kant allowed lies.",
+        "That is his view, not mine: Kant allowed lies.",
+        "My uncle keeps sending me videos saying Hume wrote the Groundwork.",
+        "So what, Kant allowed lies? Yeah, right.",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -270,6 +276,12 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Was Mill really the one who argued lying is always wrong? I don't think that's in doubt: yes.",
         "My line is that Mill was the one who argued lying is always wrong.",
         "上一代人留下的问题不少，而且密尔主张撒谎永远不对。",
+        # The review's own claims that the eighth set's forms read as hedges.
+        "I have told this House that Mill was the one who argued lying is always wrong.",
+        "We have repeatedly told the chamber that Mill was the one who argued lying is always wrong.",
+        "To be fair to our side, Mill was the one who argued lying is always wrong.",
+        "难道您真的认为密尔主张撒谎永远不对吗？",
+        "What do you mean? Come on, Mill was the one who argued lying is always wrong.",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

@@ -172,3 +172,57 @@ def test_a_chinese_denial_covers_the_list_it_heads(reply, contradicts):
 def test_the_statin_stopped_weeks_ago_contradicts_the_chest_pain_case(reply, contradicts):
     turns = dialogue(("Do you take any medicines?", reply))
     assert codes(validate(turns)) == (["FACT_CONTRADICTION"] if contradicts else [])
+
+
+# An independent review of the narrative and words rules (2026-11-29).
+
+SEVEN_OF_HIS = (
+    "it started on Monday morning. I was carrying the shopping up the hill. Then it went right down "
+    "my left arm. I had to sit on the wall for ages. My chest felt like a band was round it. It came "
+    "back again on Wednesday night. I've not been right since."
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # The patient named again ends the wife's words.
+        "Wife: He won't tell you himself, he never does. Patient: Well, " + SEVEN_OF_HIS,
+        # A family history read out is no one speaking.
+        "I wrote it down for you. Mother: diabetes, she died at seventy. Father: heart attack. So "
+        + SEVEN_OF_HIS,
+        # Tags and rhetorical questions tell.
+        "It started on Monday morning, you know? I was carrying the shopping up that big hill by the "
+        "church, you know the one? Then it went right down my left arm, can you believe it? I had to "
+        "sit on the wall for ages. And do you know what my neighbour said when she saw me? She said go "
+        "to the doctor. So here I am.",
+    ],
+)
+def test_the_patients_own_long_telling_is_still_too_long(reply):
+    case = catalog_case("chest-pain", "en-reserved-brief")
+    turns = dialogue(("Tell me what happened.", reply))
+    assert codes(validate(turns, case)) == ["NARRATIVE_TOO_LONG"]
+
+
+def test_a_companions_own_pause_does_not_hand_the_turn_back():
+    case = catalog_case("chest-pain", "en-reserved-brief")
+    reply = (
+        "I'm fine. Wife: He's been up all night... he was sick twice in the bathroom. He wouldn't "
+        "let me call anyone at all. He said it was just indigestion. He had the same thing last "
+        "winter. He always says that. He gets it from his father."
+    )
+    turns = dialogue(("How have you been?", reply))
+    assert codes(validate(turns, case)) == []
+
+
+@pytest.mark.parametrize(
+    ("learner", "reply"),
+    [
+        # 94 is today's diastolic, not the pulse.
+        ("Any palpitations?", "My heart rate's about ninety-four when I'm nervous like this."),
+        # Asked for a reading the patient knows, as digits are.
+        ("What's your usual pulse?", "Pulse runs about eighty-eight, I think."),
+    ],
+)
+def test_a_vital_sign_in_words_is_read_against_its_own_value_and_the_question(learner, reply):
+    assert codes(validate(dialogue((learner, reply)))) == []

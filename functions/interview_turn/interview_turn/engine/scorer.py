@@ -145,11 +145,12 @@ def learned_signal(
 
 
 # The probability at which closing words read alone are acute distress (engine/closing.py), when
-# it is also their likeliest class. Over every labelled answer (train and test splits and the
-# outside sets ab-ad), no answer labelled otherwise has closing words whose likeliest class is
-# acute distress, but a stroke remembered after an ellipsis (`test_signal_scorer.py`) reads 0.48;
-# the crises that break off a story read 0.598-0.96 (docs/judges.md; 0.6 before the models were
-# retrained on blind set ad's lexicon readings, when they read 0.64-0.96).
+# it is also their likeliest class. In the labelled sets (train and test splits, outside sets
+# ab-ad) no answer labelled otherwise has closing words whose likeliest class is acute distress,
+# and a unit test's stroke remembered after an ellipsis (`test_signal_scorer.py`) reads 0.48,
+# while the crises that break off a story read 0.598-0.96: the bound sits between. It holds for
+# labelled text only: invented memories of symptoms after an ellipsis can read far higher, and
+# are then read as a crisis (docs/judges.md).
 CLOSING_CRISIS = 0.55
 # The same for a pause asked for after a story ("…and my mother cried. I think I need to stop a
 # moment. It's a lot."): the answers labelled otherwise read at most 0.6 (a story of resting in

@@ -4,6 +4,7 @@ today's findings) when nothing was measured, and what counts as the learner meas
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from enum import Enum
 
 from sps_encounter.engine.compiled import Case
@@ -85,11 +86,12 @@ class _NumberRules(_RunState):
             ):
                 continue
             leaked.append(match.span())
+        inside_told = _Spans(told)
         for match in _NUMBER.finditer(normal):
             if match.group() not in self.case.objective_numbers:
                 continue
             start, end = match.span()
-            if any(a <= start < b for a, b in told):
+            if inside_told.holds(start):
                 continue
             if rules.count_unit.match(normal, end) or rules.age_before.search(
                 normal, max(0, start - 60), start
@@ -98,19 +100,16 @@ class _NumberRules(_RunState):
             leaked.append(match.span())
         # One value per reading: "blood pressure 152/94" and "152/94 mmHg" overlap, so the
         # longer stands for both.
-        kept: list[tuple[int, int]] = []
-        for start, end in sorted(set(leaked), key=lambda span: span[0] - span[1]):
-            if all(end <= a or start >= b for a, b in kept):
-                kept.append((start, end))
-        return list(dict.fromkeys(normal[a:b].strip() for a, b in sorted(kept)))
+        return list(dict.fromkeys(normal[a:b].strip() for a, b in _one_per_reading(leaked)))
 
     def _todays_readings_in_words(self, normal: str) -> list[str]:
         """Today's whole reading said in words ("she said it was one-fifty-two over ninety-four"
         in a case whose blood pressure is 152/94): a remembered pair is never exactly today's, so
         only today's pairs are read in words. A single vital sign in words is read too when it is
-        today's value and its sentence places it nowhere else ("Pulse is about eighty-eight" in a
-        case whose pulse is 88, not "my pulse is usually about eighty-eight"); other numbers in
-        words stay words."""
+        that sign's value today, nobody asked for a reading the patient knows, and its sentence
+        places it nowhere else ("Pulse is about eighty-eight" in a case whose pulse is 88; not "my
+        pulse is usually about eighty-eight", nor "heart rate's about ninety-four" when 94 is the
+        diastolic); other numbers in words stay words."""
         if not _NUMBER_WORD.search(normal):
             return []
         found = []
@@ -122,12 +121,23 @@ class _NumberRules(_RunState):
                     found.append(match.group().strip())
             elif (
                 numbers
-                and numbers[0] in self.case.objective_numbers
+                and numbers[0] in self._todays_values_of(match.group())
                 and not self.rules.count_unit.match(digits, number_end(match))
+                and self._asked() is None
                 and not self._elsewhere(digits, match.start())
             ):
                 found.append(match.group().strip())
         return found
+
+    def _todays_values_of(self, reading: str) -> set[str]:
+        """Today's numbers of the vital signs a reading names ("pulse is about 88": the pulse's)."""
+        case = self.case
+        return {
+            number
+            for slot, pattern in case.objective_match
+            if pattern.search(reading)
+            for number in _NUMBER.findall(case.fact_values.get(slot, ""))
+        }
 
     def _todays_decimals_in_words(self, normal: str) -> list[str]:
         """One of today's findings with a decimal point, said in words ("I'm thirty-six point six,
@@ -208,6 +218,42 @@ class _NumberRules(_RunState):
         sentence_start, sentence_end = _sentence_around(normal, start)
         remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
         return remembered or self._not_own(normal, start)
+
+
+class _Spans:
+    """Whether a position lies in any of some spans, in logarithmic time: a turn may hold
+    thousands of readings, and testing every number against every reading is quadratic."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def holds(self, position: int) -> bool:
+        index = bisect_right(self._starts, position) - 1
+        return index >= 0 and position < self._ends[index]
+
+
+def _one_per_reading(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """One value per reading, in text order: "blood pressure 152/94" and "152/94 mmHg" overlap, so
+    the longer stands for both. The spans kept never overlap, so each new one is checked against
+    its two neighbours only."""
+    starts: list[int] = []
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(set(spans), key=lambda span: span[0] - span[1]):
+        index = bisect_left(starts, start)
+        if index > 0 and kept[index - 1][1] > start:
+            continue
+        if index < len(kept) and kept[index][0] < end:
+            continue
+        starts.insert(index, start)
+        kept.insert(index, (start, end))
+    return kept
 
 
 def _echoed(value: str, read_out: set[str]) -> bool:

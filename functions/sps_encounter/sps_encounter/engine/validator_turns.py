@@ -5,8 +5,10 @@ with the few text readings the rules share."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sps_encounter.engine.compiled import Case
@@ -25,18 +27,30 @@ SHORT_TURN = 3
 # Longer than this, a turn holds more than SHORT_TURN words (or pairs of Chinese characters)
 # whatever its words: the count is skipped.
 SHORT_TEXT_CHARS = 60
-# Someone else in the room, named by who they are before their words inside a patient turn
-# ("Wife: And the cholesterol ones.", "女儿：他晚上也疼。"): a transcript of two roles writes them so.
-_RELATIVE_SPEAKS = re.compile(
-    r"\s*(?:(?:his|her|the)\s+)?(?:wife|husband|partner|son|daughter|mum|mom|mother|dad|father"
-    r"|brother|sister|friend|carer|caregiver|interpreter|grandson|granddaughter"
-    r"|妻子|老婆|爱人|老伴|丈夫|老公|女儿|儿子|妈妈|爸爸|家属|护工|陪护|翻译|姐姐|妹妹|哥哥|弟弟)"
+# Someone who came with the patient, named by who they are before their words inside a patient
+# turn ("Wife: And the cholesterol ones.", "女儿：他晚上也疼。"): a transcript of two roles writes them
+# so. Not a parent or a sibling: "Mother: diabetes. Father: heart attack." is the patient reading
+# out a family history. An interpreter's words are the patient's story in translation, but are not
+# the persona's own telling, which is what the narrative length bounds: they are left out too.
+_COMPANION_SPEAKS = re.compile(
+    r"\s*(?:(?:his|her|the)\s+)?(?:wife|husband|partner|son|daughter|friend|carer|caregiver|interpreter"
+    r"|妻子|老婆|爱人|老伴|丈夫|老公|女儿|儿子|家属|护工|陪护|翻译)"
     r"(?:\s*[(（][^)）]{0,20}[)）])?\s*[:：]",
     re.IGNORECASE,
 )
-# The patient speaking again after someone else: a pause or a dash before their words ("...I
-# stopped them.").
-_PATIENT_RESUMES = re.compile(r"\.\.\.|…|—|–")
+# The patient named as the speaker again ("Patient: Well, it started…", "Mr Evans:", "患者：").
+_PATIENT_SPEAKS = re.compile(
+    r"\s*(?:patient|pt|me|(?:mr|mrs|ms|miss)\.?\s+[^\W\d_]+|患者|病人)\s*[:：]", re.IGNORECASE
+)
+# Or, unnamed, after a pause or a dash and in the first person ("...I stopped them."): the
+# companion's own pause ("He's been up all night... he was sick") goes on in the third.
+_PATIENT_RESUMES = re.compile(r"(?:\.\.\.|…|—|–)\s*$")
+_FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
+# A question handed back to the learner has no tag before its mark, and is short ("Was that
+# stupid?") or asks the learner ("I was hoping you'd send me for a scan?"); "It started on
+# Monday, you know?" still tells.
+HANDED_BACK_WORDS = 6
+_TO_THE_LEARNER = re.compile(r"\byou|\bdoctor\b|\bdoc\b|你|您|医生|大夫", re.IGNORECASE)
 
 
 def _normal(folded: str) -> str:
@@ -59,24 +73,38 @@ class _Patient:
     @property
     def spoken_sentences(self) -> int:
         """The patient's telling, in sentences of at least a few words (what the narrative length
-        counts): "Erm." "Sixteen?" "It's been... a lot." are pieces of one spoken sentence. A
-        question handed back to the learner ("Was that stupid?") tells nothing, and a relative's
+        counts): "Erm." "Sixteen?" "It's been... a lot." are pieces of one spoken sentence. A short
+        question handed back to the learner ("Was that stupid?") tells nothing, and a companion's
         words in the turn ("Wife: And the cholesterol ones. Go on, tell her.") are not the
-        patient's, up to a pause or a dash before the patient's own again."""
+        patient's, until the patient is named again or speaks again in the first person after a
+        pause or a dash."""
         text = self.text
         count = 0
-        relative = False
+        companion = False
         previous_end = 0
         for start, end in sentence_spans(text):
-            if _RELATIVE_SPEAKS.match(text, start):
-                relative = True
-            elif relative and _PATIENT_RESUMES.search(text, previous_end, start):
-                relative = False
+            if _COMPANION_SPEAKS.match(text, start):
+                companion = True
+            elif _PATIENT_SPEAKS.match(text, start) or (
+                companion
+                and _PATIENT_RESUMES.search(text, previous_end, start)
+                and _FIRST_PERSON.match(text, start)
+            ):
+                companion = False
             previous_end = end
-            if relative or (end < len(text) and text[end] in "?？"):
+            if companion or self._handed_back(start, end):
                 continue
-            count += _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE
+            if _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE:
+                count += 1
         return max(1, count)
+
+    def _handed_back(self, start: int, end: int) -> bool:
+        sentence = self.text[start:end]
+        if "?" not in self.text[end : end + 2] and "？" not in self.text[end : end + 2]:
+            return False
+        if "," in sentence or "，" in sentence:
+            return False
+        return _length(sentence, self.chinese) <= HANDED_BACK_WORDS or bool(_TO_THE_LEARNER.search(sentence))
 
     @property
     def short(self) -> bool:
@@ -153,7 +181,20 @@ class _Phrases:
 
 def _sentence_around(text: str, at: int) -> tuple[int, int]:
     """The span of the sentence holding position `at` (the whole text when none does)."""
-    return next(((a, b) for a, b in sentence_spans(text) if a <= at < b), (0, len(text)))
+    starts, spans = _sentences(text)
+    position = bisect_right(starts, at) - 1
+    if position >= 0 and at < spans[position][1]:
+        return spans[position]
+    return (0, len(text))
+
+
+@lru_cache(maxsize=8)
+def _sentences(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The sentence spans of `text` and their starts, found once per text: the rules ask for the
+    sentence around every number or conflict they read, and a long turn of many numbers would
+    otherwise be split into sentences once per number."""
+    spans = tuple(sentence_spans(text))
+    return tuple(start for start, _ in spans), spans
 
 
 def _length(text: str, chinese: bool) -> int:
