@@ -98,8 +98,6 @@ class _NumberRules(_RunState):
             ):
                 continue
             leaked.append(match.span())
-        # One value per reading: "blood pressure 152/94" and "152/94 mmHg" overlap, so the
-        # longer stands for both.
         return list(dict.fromkeys(normal[a:b].strip() for a, b in _one_per_reading(leaked)))
 
     def _todays_readings_in_words(self, normal: str) -> list[str]:
@@ -213,8 +211,9 @@ class _NumberRules(_RunState):
         return self._elsewhere(normal, match.start())
 
     def _elsewhere(self, normal: str, start: int) -> bool:
-        """The sentence at `start` places its value in the past or elsewhere, imagines it, or
-        gives it to someone else."""
+        """Whether the value at `start` is no reading of the patient's now: its sentence places it
+        in the past or elsewhere (anywhere in the sentence), or the words before it imagine it or
+        give it to someone else."""
         sentence_start, sentence_end = _sentence_around(normal, start)
         remembered = self.rules.remembered.search(normal, sentence_start, sentence_end) is not None
         return remembered or self._not_own(normal, start)

@@ -50,7 +50,7 @@ _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
 # stupid?") or asks the learner ("I was hoping you'd send me for a scan?"); "It started on
 # Monday, you know?" still tells.
 HANDED_BACK_WORDS = 6
-_TO_THE_LEARNER = re.compile(r"\byou|\bdoctor\b|\bdoc\b|你|您|医生|大夫", re.IGNORECASE)
+_TO_THE_LEARNER = re.compile(r"\byou(?:'d|'re|'ll|r)?\b|\bdoctor\b|\bdoc\b|你|您|医生|大夫", re.IGNORECASE)
 
 
 def _normal(folded: str) -> str:
