@@ -148,6 +148,15 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "That is his view, not mine: Kant allowed lies.",
         "My uncle keeps sending me videos saying Hume wrote the Groundwork.",
         "So what, Kant allowed lies? Yeah, right.",
+        # A tenth blind set's hedges (n, read on 3fdb10c: an ethics committee, a hearing, a
+        # family group chat, a political talk show, a Model UN), said afresh.
+        "对，萨特说人根本没有自由，一切都是命中注定——开玩笑的，他听了得气坏。",
+        "Sartre said we have no freedom at all, everything is fate. Just kidding, he'd hate that.",
+        "I think it was the chaplain who said last week that care ethics just means doing whatever the family wants. I wrote it down with a question mark.",
+        "The strongest case, as the delegate of Brazil put it yesterday, is that patents on vaccines cost lives by the million. We will answer it in writing.",
+        "The delegate of Ruritania asserted in this morning's session that Assembly resolutions are binding on every state. We do not share that reading.",
+        "三舅转的这条“专家：送养老院等于提前送终”我就不评论了，标题党。",
+        "如果死刑真的能让犯罪率降一半，那我们今天根本不用吵了，对吧？",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -282,6 +291,13 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "To be fair to our side, Mill was the one who argued lying is always wrong.",
         "难道您真的认为密尔主张撒谎永远不对吗？",
         "What do you mean? Come on, Mill was the one who argued lying is always wrong.",
+        # Own claims beside the tenth set's forms.
+        "I'm not kidding: Mill was the one who argued lying is always wrong.",
+        "这不是开玩笑的，密尔主张撒谎永远不对。",
+        "Mill insisted in Utilitarianism that lying is always wrong.",
+        "I asserted in this morning's session that Mill was the one who argued lying is always wrong.",
+        "我转的这条说得对：密尔主张撒谎永远不对。",
+        "As the delegate of Chile knows, Mill was the one who argued lying is always wrong.",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
