@@ -157,6 +157,11 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "The delegate of Ruritania asserted in this morning's session that Assembly resolutions are binding on every state. We do not share that reading.",
         "三舅转的这条“专家：送养老院等于提前送终”我就不评论了，标题党。",
         "如果死刑真的能让犯罪率降一半，那我们今天根本不用吵了，对吧？",
+        # An independent review's hedges of the tenth set's kinds that its forms missed.
+        "萨特说人根本没有自由——开玩笑的啦！",
+        "As my colleague from Kenya put it, Mill wrote the Critique of Pure Reason.",
+        "It was the chaplain who told me last week that Mill wrote the Critique of Pure Reason.",
+        "三舅转给我的这条说康德支持撒谎，我不评论。",
     ],
 )
 def test_a_hedged_chunk_never_interrupts_below_aggressiveness_5(text):
@@ -298,6 +303,26 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "I asserted in this morning's session that Mill was the one who argued lying is always wrong.",
         "我转的这条说得对：密尔主张撒谎永远不对。",
         "As the delegate of Chile knows, Mill was the one who argued lying is always wrong.",
+        # The review's own claims that the tenth set's forms read as hedges.
+        "You think I'm just kidding? Mill was the one who argued lying is always wrong.",
+        "And I'm not just joking around here: Mill was the one who argued lying is always wrong.",
+        "Kant's fans are just kidding themselves: Mill was the one who argued lying is always wrong.",
+        "我不是在开玩笑的，密尔主张撒谎永远不对。",
+        "我没跟你开玩笑的，密尔主张撒谎永远不对。",
+        "谁跟你开玩笑的！密尔主张撒谎永远不对。",
+        "这种事不是拿来开玩笑的，密尔主张撒谎永远不对。",
+        "I also argued last week that Mill was the one who argued lying is always wrong.",
+        "I have argued in this morning's session that Mill was the one who argued lying is always wrong.",
+        "We firmly insisted yesterday that Mill was the one who argued lying is always wrong.",
+        "My delegation maintained in the last session that Mill was the one who argued lying is always wrong, and we maintain it today.",
+        "It was me who said last week that Mill was the one who argued lying is always wrong, and I stand by it.",
+        "I'm the one who argued yesterday that Mill was the one who argued lying is always wrong.",
+        "As the representative of Chile I put it to this committee that Mill was the one who argued lying is always wrong.",
+        "我昨天转的那篇说得很清楚：密尔主张撒谎永远不对。",
+        "我们转的这条没说错，密尔主张撒谎永远不对。",
+        "地球自转的这个速度在变慢，密尔主张撒谎永远不对。",
+        "如果大家认真读原文，就不用吵了，密尔主张撒谎永远不对。",
+        "如果你真的读过密尔，你就不用再争了：密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

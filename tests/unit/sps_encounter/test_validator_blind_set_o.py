@@ -1,7 +1,8 @@
-"""`validateTranscript` on what the blind set `o` (2026-11-29, read on 3fdb10c: a learner with a
-translation app, a patient hard of hearing, a stoic patient, a bad video line) of transcripts
-found, each said afresh next to what the rule must still leave alone. The earlier sets:
-test_validator_blind_sets*.py. The sets and their figures: docs/judges.md, "SPS"."""
+"""`validateTranscript` on the kinds of speech the blind set `o` (2026-11-29, read on 3fdb10c: a
+learner with a translation app, a patient hard of hearing, a stoic patient, a bad video line)
+found misread, each said afresh next to what the rule must still leave alone, with the cases an
+independent review of the first fix found. The earlier sets: test_validator_blind_sets*.py. The
+sets and their figures: docs/judges.md, "SPS"."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ MEASURED_TEMPERATURE = "Go ahead. (Temperature: 36.8 °C.)"
     "learner",
     [
         # Plain present tense, as a learner reading from a translation app says it.
-        "Okay. Now I take your temperature and I listen to the heart, okay?",
-        "Sorry, yes, of course. Now I measure your temperature.",
-        "It is normal. Also I check your temperature.",
+        "Right. Now I take your temperature, and then your pulse.",
+        "Next I measure your temperature, okay?",
+        "Good. Also I check your temperature.",
+        "Now I examine your ears and your temperature.",
         # Vital signs named and put first.
-        "Thanks. Temperature first.",
+        "Thank you. Temperature first.",
     ],
 )
 def test_a_plain_request_to_measure_lets_the_patient_give_the_value(learner):
@@ -35,6 +37,7 @@ def test_a_plain_request_to_measure_lets_the_patient_give_the_value(learner):
         "I take your point. Any fevers?",
         "Now I know your history. Any fevers?",
         "Thanks. Any fevers at all?",
+        "Now I listen to the heart of the problem: any fevers?",
     ],
 )
 def test_no_measurement_still_leaves_todays_temperature_a_leak(learner):
@@ -46,9 +49,12 @@ def test_no_measurement_still_leaves_todays_temperature_a_leak(learner):
 @pytest.mark.parametrize(
     ("learner", "measures"),
     [
-        ("Does it hurt if I press here on your chest?", True),
-        ("Could you find the pulse on your wrist and count it for thirty seconds?", True),
-        ("If I press you on that, would you say it's worse at night?", False),
+        ("Is it sore if I push just here, below the ribs?", True),
+        ("If I press on your breastbone, does that hurt?", True),
+        ("Can you feel for your own pulse at the wrist while I time it?", True),
+        ("If I press on this a little, how much do you drink in a week?", False),
+        ("Sorry, if I press here my phone translates for you.", False),
+        ("Do you ever count your pulse at home when it races?", False),
     ],
 )
 def test_pressing_and_counting_a_pulse_are_examinations(learner, measures):
@@ -59,11 +65,17 @@ def test_pressing_and_counting_a_pulse_are_examinations(learner, measures):
 @pytest.mark.parametrize(
     ("learner", "measures"),
     [
-        ("我慢慢按下去，再突然松手，您看怎么样。", True),
-        ("您侧躺，右腿往后伸一下。", True),
-        # A look at the phone, or shown where it hurts, is no measurement.
-        ("我中文不太好，有时候要查一下手机，不好意思。", False),
-        ("具体哪里疼？指给我看看。", False),
+        ("我轻轻地按一下这边，疼就告诉我。", True),
+        ("您先平躺，然后侧躺。", True),
+        ("左腿抬起来一下，伸直。", True),
+        ("把舌头伸出来给我看看。", True),
+        # A look at the phone or a translation, shown where it hurts, a position asked about.
+        ("不好意思，我查一下手机，这个词我不会说。", False),
+        ("我看一下翻译，您稍等。", False),
+        ("哪儿最疼？您指给我看看。", False),
+        ("您晚上躺下以后会更疼吗？", False),
+        ("侧躺的时候疼不疼？", False),
+        ("吃了药以后，烧压下去了吗？", False),
     ],
 )
 def test_chinese_examinations_and_what_is_not_one(learner, measures):
@@ -75,12 +87,14 @@ def test_chinese_examinations_and_what_is_not_one(learner, measures):
     ("reply", "contradicts"),
     [
         # The case: vomited once.
-        ("吐了，今天早上吐了三四次，吐的都是胃里的东西。", True),
-        ("吐过两三回。", True),
-        ("吐了一次，吐的都是胃里的东西。", False),
+        ("吐过，一早上吐了四五回，吐完才舒服点。", True),
+        ("呕了三遍，都是黄水。", True),
+        ("吐了十一次。", True),
+        ("一直吐，吐个不停。", True),
+        ("吐过一回，吐的是早饭。", False),
     ],
 )
-def test_vomiting_a_few_times_contradicts_the_case(reply, contradicts):
+def test_vomiting_more_than_once_contradicts_the_case(reply, contradicts):
     turns = dialogue(("有没有吐过？", reply))
     assert codes(validate(turns, zh_case())) == (["FACT_CONTRADICTION"] if contradicts else [])
 
@@ -88,10 +102,11 @@ def test_vomiting_a_few_times_contradicts_the_case(reply, contradicts):
 @pytest.mark.parametrize(
     ("reply", "clarifies"),
     [
-        ("Sorry, Tom, did you say? You'll have to speak up, my hearing's not what it was.", True),
+        ("Pardon, was that Friday, did you say? You'll need to speak up, love, my ears are shot.", True),
         ("Could you talk louder, love? This hearing aid whistles.", True),
-        ("I always say what I think, doctor.", False),
-        ("My dad had to speak at the funeral.", False),
+        ("I never speak up about pain, doctor, I just get on with it.", False),
+        ("My wife says I need to speak up for myself more.", False),
+        ("You have to speak up for yourself with these doctors.", False),
     ],
 )
 def test_asking_the_learner_to_speak_up_is_a_clarification(reply, clarifies):
@@ -102,8 +117,10 @@ def test_asking_the_learner_to_speak_up_is_a_clarification(reply, clarifies):
     ("reply", "refuses"),
     [
         ("这个就不谈了吧。", True),
-        ("那个别问了。", True),
-        ("这个谈过了，上次门诊说过。", False),
+        ("那个就别提了吧。", True),
+        ("这个问题就不回答了吧。", True),
+        ("我之前还以为是胃病……这个不说了，反正是昨天晚上开始疼的。", False),
+        ("那个不谈了，早就分了。", False),
     ],
 )
 def test_leaving_a_subject_alone_is_a_chinese_refusal(reply, refuses):
