@@ -148,15 +148,6 @@ def test_a_misattribution_is_a_factual_correction_by_the_chair_whose_school_was_
         "That is his view, not mine: Kant allowed lies.",
         "My uncle keeps sending me videos saying Hume wrote the Groundwork.",
         "So what, Kant allowed lies? Yeah, right.",
-        # A tenth blind set's hedges (n, read on 3fdb10c: an ethics committee, a hearing, a
-        # family group chat, a political talk show, a Model UN), said afresh.
-        "对，萨特说人根本没有自由，一切都是命中注定——开玩笑的，他听了得气坏。",
-        "Sartre said we have no freedom at all, everything is fate. Just kidding, he'd hate that.",
-        "I think it was the chaplain who said last week that care ethics just means doing whatever the family wants. I wrote it down with a question mark.",
-        "The strongest case, as the delegate of Brazil put it yesterday, is that patents on vaccines cost lives by the million. We will answer it in writing.",
-        "The delegate of Ruritania asserted in this morning's session that Assembly resolutions are binding on every state. We do not share that reading.",
-        "三舅转的这条“专家：送养老院等于提前送终”我就不评论了，标题党。",
-        "如果死刑真的能让犯罪率降一半，那我们今天根本不用吵了，对吧？",
         # An independent review's hedges of the tenth set's kinds that its forms missed.
         "萨特说人根本没有自由——开玩笑的啦！",
         "As my colleague from Kenya put it, Mill wrote the Critique of Pure Reason.",
@@ -223,6 +214,25 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
     # "kant" is a deontology alias, but not inside "Kantorovich".
     assert targeted_chair(named("As Kantorovich showed, they just want efficiency."), [DEON]) is None
     assert targeted_chair(named("As Kant showed, they just want efficiency."), [DEON]) == DEON
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The tenth blind set's kinds (n, read on 3fdb10c: an ethics committee, a hearing, a
+        # family group chat, a political talk show, a Model UN), said afresh.
+        "康德主张为了朋友可以撒谎，一点问题都没有——开玩笑的，他要是听见得气坏。",
+        "Bentham wrote the Critique of Pure Reason, just kidding.",
+        "I believe it was the ward sister who said yesterday that care ethics means whatever the relatives want. I noted it as a question.",
+        "As the delegate of Norway put it this morning, sanctions never cost a single life. We will reply in writing.",
+        "The witness asserted in yesterday's hearing that Mill wrote the Critique of Pure Reason. We do not share that reading.",
+        "小舅转的这条“专家：康德主张撒谎无罪”，我就不评论了。",
+        "要是功利主义真的只算钱，那我们今天根本不用吵了，对吧？",
+    ],
+)
+def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
+    cfg = config()
+    assert read(cfg.detectors, cfg.hedges, cfg.aliases, text).hedged is True
 
 
 @pytest.mark.parametrize(
