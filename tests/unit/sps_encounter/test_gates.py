@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sps_encounter.engine.gates import Gated, literals
+from sps_encounter.engine.gates import Gated, keyed, literals
 from tests.unit.sps_encounter.support import catalog_case, config
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -85,3 +85,25 @@ def test_the_unsealed_check_builds_every_gate_of_a_case():
     }
     assert {"guardrails", "diagnosis", "conflicts", "question_kinds", "vague", "refusal"} <= set(gates)
     assert all("_built" in vars(gate) for gate in gates.values())
+
+
+def test_keys_group_the_literals_that_share_a_piece():
+    groups = keyed(["started", "stabbing", "stab", "began", "一个", "一个星期", "两天", "三天", "two", "two"])
+    assert sorted(literal for _, group in groups for literal in group) == sorted(
+        ["started", "stabbing", "stab", "began", "一个", "一个星期", "两天", "三天", "two"]
+    )
+    assert all(key in literal for key, group in groups for literal in group)
+    # Three literals under one key: a text without "sta" is spared two searches.
+    assert ("sta", ("started", "stabbing", "stab")) in groups
+    assert ("天", ("两天", "三天")) in groups
+    # A literal that shares no piece is its own key.
+    assert ("began", ("began",)) in groups
+
+
+@pytest.mark.parametrize("scenario", sorted(config().scenarios))
+def test_every_gate_of_a_case_keys_each_literal_once(scenario):
+    case = catalog_case(scenario, config().scenarios[scenario].value.default_persona)
+    lexicon = case.lexicon
+    for gated in (case.conflicts, case.diagnosis, case.guardrails, lexicon.measurement, lexicon.refusal):
+        grouped = [literal for _, group in gated.groups for literal in group]
+        assert sorted(grouped) == sorted(gated.literals)

@@ -5,10 +5,14 @@ is a set of literals one of which every match contains, read from the parsed pat
 holding none of them cannot match, and a few substring searches replace a regular-expression
 scan. Validating 10,000 turns against a scenario's dozens of fact conflicts and guardrails is
 mostly this. A pattern with no usable literal (all classes) has no gate and is always run.
+
+The literals of a set are searched for by key (`keyed`): literals that share a piece ("sta" in
+"started", "stabbing") are looked for only in text that holds it, which spares most searches.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -63,10 +67,57 @@ def literals(pattern: str) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(lit.casefold() for lit in found)) if found else None
 
 
-# (name, pattern) entries; literal -> the entries it gates; the ungated entries; the literals.
+# (name, pattern) entries; literal -> the entries it gates; the ungated entries; the literals
+# under their shared keys.
 _Built = tuple[
-    tuple[tuple[str, Searchable], ...], dict[str, tuple[int, ...]], frozenset[int], tuple[str, ...]
+    tuple[tuple[str, Searchable], ...],
+    dict[str, tuple[int, ...]],
+    frozenset[int],
+    tuple[tuple[str, tuple[str, ...]], ...],
 ]
+
+KEY_LENGTH = 3
+
+
+def _pieces(literal: str) -> set[str]:
+    """What a key may be: a CJK character, or three characters of any other script."""
+    found = {char for char in literal if "\u3400" <= char <= "\u9fff"}
+    found.update(literal[at : at + KEY_LENGTH] for at in range(len(literal) - KEY_LENGTH + 1))
+    return found
+
+
+def keyed(literals: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The literals grouped under keys, each key a piece of every literal in its group.
+
+    A text without the key holds none of its group, so one substring search stands for several;
+    a literal that shares no piece with another is its own key. Greedy: the piece that most of
+    the literals left share first, while it covers at least two (counts only fall as literals
+    are covered, so a heap entry whose count is stale is pushed back with the current one)."""
+    left = list(dict.fromkeys(literals))
+    pieces = {literal: sorted(_pieces(literal)) for literal in left}
+    holders: dict[str, list[str]] = {}
+    for literal in left:
+        for piece in pieces[literal]:
+            holders.setdefault(piece, []).append(literal)
+    count = {piece: len(held) for piece, held in holders.items()}
+    heap = [(-held, piece) for piece, held in count.items() if held >= 2]
+    heapq.heapify(heap)
+    remaining = set(left)
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    while heap:
+        negative, piece = heapq.heappop(heap)
+        if -negative != count[piece]:
+            if count[piece] >= 2:
+                heapq.heappush(heap, (-count[piece], piece))
+            continue
+        covered = tuple(literal for literal in holders[piece] if literal in remaining)
+        groups.append((piece, covered))
+        for literal in covered:
+            remaining.discard(literal)
+            for other in pieces[literal]:
+                count[other] -= 1
+    groups.extend((literal, (literal,)) for literal in left if literal in remaining)
+    return tuple(groups)
 
 
 @dataclass(frozen=True)
@@ -108,7 +159,7 @@ class Gated:
             for literal in gate or ():
                 index.setdefault(literal, []).append(position)
         gates = {lit: tuple(at) for lit, at in index.items()}
-        return tuple(entries), gates, frozenset(ungated), tuple(gates)
+        return tuple(entries), gates, frozenset(ungated), keyed(gates)
 
     @property
     def entries(self) -> tuple[tuple[str, Searchable], ...]:
@@ -125,6 +176,11 @@ class Gated:
 
     @property
     def literals(self) -> tuple[str, ...]:
+        return tuple(self._built[1])
+
+    @property
+    def groups(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(key, literals) pairs: a literal is searched for only in text holding its key."""
         return self._built[3]
 
     def build(self) -> Gated:
@@ -134,8 +190,8 @@ class Gated:
 
     def _candidates(self, folded: str) -> tuple[int, ...] | list[int]:
         """The positions, in order, of the entries whose gate `folded` opens."""
-        _, index, ungated, literals = self._built
-        present = [literal for literal in literals if literal in folded]
+        _, index, ungated, groups = self._built
+        present = [lit for key, group in groups if key in folded for lit in group if lit in folded]
         if not ungated:
             if not present:
                 return ()
