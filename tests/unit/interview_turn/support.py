@@ -19,6 +19,7 @@ from jsonschema_rs import Draft202012Validator
 from interview_turn.artifacts import CONFIG_DIR, interview_config
 from interview_turn.engine.config import InterviewConfig
 from interview_turn.engine.model import (
+    HardStop,
     Language,
     Persona,
     Phase,
@@ -28,7 +29,7 @@ from interview_turn.engine.model import (
     TopicState,
     TurnInput,
 )
-from interview_turn.engine.signals import Signals
+from interview_turn.engine.signals import Signals, read_lexicons
 from interview_turn.engine.turn import Plan, TurnOutcome, finish_turn, initial_state, plan_turn
 from persona_rails.llm.tokens import count_tokens
 
@@ -256,3 +257,13 @@ ELABORATED_ZH = (
     "小时候我们住在河边的一间小房子里，每天早上爸爸送我去上学，路上会经过一家面包店，"
     "店主总是给我们两个小面包，妈妈带着妹妹在门口等我们回家，晚上一家人坐在院子里听收音机。"
 )
+
+
+PAUSE = "pause"
+
+
+def lexicon_reading(text: str) -> HardStop | str | None:
+    """The hard stop the lexicons alone read, else a pause, else None (the blind sets' tests)."""
+    config = interview_config()
+    found = read_lexicons(config.for_matching(text), config.compiled_lexicon)
+    return found.hard_stop or (PAUSE if "pacing" in found.found else None)

@@ -7,18 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from interview_turn.artifacts import interview_config
 from interview_turn.engine.model import HardStop
-from interview_turn.engine.signals import read_lexicons
-
-CONFIG = interview_config()
-PAUSE = "pause"
-
-
-def reading(text: str) -> HardStop | str | None:
-    """The hard stop the lexicons read, else a pause, else None."""
-    found = read_lexicons(CONFIG.for_matching(text), CONFIG.compiled_lexicon)
-    return found.hard_stop or (PAUSE if "pacing" in found.found else None)
+from tests.unit.interview_turn.support import PAUSE, lexicon_reading
 
 
 @pytest.mark.parametrize(
@@ -71,4 +61,4 @@ def reading(text: str) -> HardStop | str | None:
     ],
 )
 def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, expected):
-    assert reading(text) == expected
+    assert lexicon_reading(text) == expected
