@@ -228,6 +228,8 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "The witness asserted in yesterday's hearing that Mill wrote the Critique of Pure Reason. We do not share that reading.",
         "小舅转的这条“专家：康德主张撒谎无罪”，我就不评论了。",
         "要是功利主义真的只算钱，那我们今天根本不用吵了，对吧？",
+        "Bentham wrote the Groundwork, jk.",
+        "萨特话人冇自由，讲笑咋！",
     ],
 )
 def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
@@ -330,6 +332,8 @@ def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
         "As the representative of Chile I put it to this committee that Mill was the one who argued lying is always wrong.",
         "我昨天转的那篇说得很清楚：密尔主张撒谎永远不对。",
         "我们转的这条没说错，密尔主张撒谎永远不对。",
+        "佢讲笑嘅时候都好认真：密尔主张撒谎永远不对。",
+        "JK Rowling agrees: Mill was the one who argued lying is always wrong.",
         "地球自转的这个速度在变慢，密尔主张撒谎永远不对。",
         "如果大家认真读原文，就不用吵了，密尔主张撒谎永远不对。",
         "如果你真的读过密尔，你就不用再争了：密尔主张撒谎永远不对。",

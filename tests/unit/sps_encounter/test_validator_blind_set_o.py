@@ -66,6 +66,7 @@ def test_pressing_and_counting_a_pulse_are_examinations(learner, measures):
     ("learner", "measures"),
     [
         ("我轻轻地按一下这边，疼就告诉我。", True),
+        ("我压一压这边，您说哪儿疼。", True),
         ("您先平躺，然后侧躺。", True),
         ("左腿抬起来一下，伸直。", True),
         ("把舌头伸出来给我看看。", True),
@@ -107,6 +108,12 @@ def test_vomiting_more_than_once_contradicts_the_case(reply, contradicts):
         ("I never speak up about pain, doctor, I just get on with it.", False),
         ("My wife says I need to speak up for myself more.", False),
         ("You have to speak up for yourself with these doctors.", False),
+        # A bad line, as the review found it said.
+        ("What'd you say? The picture froze.", True),
+        ("Come again, pet?", True),
+        ("You're breaking up, doctor, say that once more?", True),
+        ("Will the pain come again, do you think?", False),
+        ("My son and his wife are breaking up, it's been a strain.", False),
     ],
 )
 def test_asking_the_learner_to_speak_up_is_a_clarification(reply, clarifies):
