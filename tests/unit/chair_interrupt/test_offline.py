@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chair_interrupt.artifacts import chair_model
-from chair_interrupt.engine.detectors import read
+from chair_interrupt.engine.detectors import Reading, read
 from chair_interrupt.engine.evaluate import (
     Outcome,
     offline_decision,
@@ -233,8 +233,7 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
     ],
 )
 def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
-    cfg = config()
-    assert read(cfg.detectors, cfg.hedges, cfg.aliases, text).hedged is True
+    assert detected(text).hedged is True
 
 
 @pytest.mark.parametrize(
@@ -340,13 +339,17 @@ def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
+    assert detected(text).hedged is False
+
+
+def detected(text: str) -> Reading:
+    """What the shipped detectors and hedges read in `text`."""
     cfg = config()
-    assert read(cfg.detectors, cfg.hedges, cfg.aliases, text).hedged is False
+    return read(cfg.detectors, cfg.hedges, cfg.aliases, text)
 
 
 def named(text: str) -> frozenset[str]:
-    cfg = config()
-    return read(cfg.detectors, cfg.hedges, cfg.aliases, text).names
+    return detected(text).names
 
 
 def test_urgency_is_clamped_to_one():
