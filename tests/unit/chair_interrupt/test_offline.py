@@ -230,9 +230,18 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "要是功利主义真的只算钱，那我们今天根本不用吵了，对吧？",
         "Bentham wrote the Groundwork, jk.",
         "萨特话人冇自由，讲笑咋！",
+        # The eleventh set's kinds (o, read on 755b32d: a moot court, a board meeting, a town
+        # hall, a university debate final, a bot-transcribed voice chat), said afresh.
+        "Does the levy mean the council wants to seize everyone's car? No. It's a parking charge for the town centre.",
+        "ok so dave said utilitarians just want to harvest organs lol thats not an argument",
+        "A lady at the back just yelled that Kant invented the guillotine. I hear you, madam, but let's stay on the motion.",
+        "My learned friend submitted this morning that Rawls wrote Anarchy, State, and Utopia. Nothing turns on it.",
+        "The leaflet through my door claimed the pragmatists want to pave over the park. Nobody here has proposed anything like it.",
+        "我先把反方的论点讲到最有力：生命权高于一切，任何人都无权替别人决定。我方稍后回应。",
+        "Counsel for the family told the bench that Mill opposed any assisted dying. We will address that in reply.",
     ],
 )
-def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
+def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
     assert detected(text).hedged is True
 
 
@@ -336,6 +345,14 @@ def test_a_taken_back_joke_a_named_report_and_a_forwarded_post_are_hedges(text):
         "地球自转的这个速度在变慢，密尔主张撒谎永远不对。",
         "如果大家认真读原文，就不用吵了，密尔主张撒谎永远不对。",
         "如果你真的读过密尔，你就不用再争了：密尔主张撒谎永远不对。",
+        # Own claims beside the eleventh set's forms.
+        "Was Kant right? No. Mill was the one who argued lying is always wrong.",
+        "Did you know that? No. Mill was the one who argued lying is always wrong.",
+        "That's not an argument I accept: Mill was the one who argued lying is always wrong.",
+        "The man who wrote the Groundwork said that lying is always wrong, and he was Mill.",
+        "My learned friend is right: Mill was the one who argued lying is always wrong.",
+        "The flyer I handed out says Mill was the one who argued lying is always wrong.",
+        "我把我方的立场说到最强：密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
