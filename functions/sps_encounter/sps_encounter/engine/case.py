@@ -100,6 +100,13 @@ class Slot(_Model):
         max_length=20,
         description="Wordings that would contradict the fact: a patient turn matching one is an error.",
     )
+    present_illness: bool = Field(
+        default=False,
+        description=(
+            "A fact of the illness that brought the patient in: a conflict said of a time long past "
+            '("when I was pregnant", 小时候) tells another episode and does not contradict it.'
+        ),
+    )
 
 
 class ObjectiveSlot(_Model):

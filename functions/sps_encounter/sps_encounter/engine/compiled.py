@@ -181,6 +181,8 @@ class Case:
     guardrails: Gated = field(init=False)
     diagnosis: Gated = field(init=False)
     conflicts: Gated = field(init=False)
+    # Facts of this illness only: a conflict told of a time long past is another episode.
+    present_illness: frozenset[str] = field(init=False)
     objective_numbers: frozenset[str] = field(init=False)
     # Today's paired readings as "a/b" ("152/94"): a remembered "138 over 88" is not today's
     # reading because its 88 is today's pulse.
@@ -227,6 +229,11 @@ class Case:
                 for name in ("subjective_catalog", "objective_catalog")
                 for index, slot in enumerate(getattr(scenario, name))
             ),
+        )
+        setattr_(
+            self,
+            "present_illness",
+            frozenset(slot.id for slot in scenario.subjective_catalog if slot.present_illness),
         )
         facts: list[Slot | ObjectiveSlot] = [*scenario.subjective_catalog, *scenario.objective_catalog]
         setattr_(

@@ -82,6 +82,20 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
             r" (?:me )?(?:about |at |to |for )?(?:my|the)\b",
         ),
+        # Before a conflict of this illness's facts in its sentence: another episode, long past
+        # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
+        "long_ago": (
+            r"\bwhen i was (?:a |an |still )?(?:kid|child|teenager|teen|girl|boy|student|young|younger"
+            r"|little|pregnant|expecting|at (?:school|uni|college))\b",
+            r"\bas a (?:kid|child|teenager|girl|boy|student)\b|\b(?:in|back in) my (?:teens|twenties"
+            r"|thirties|forties|youth)\b",
+            r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|many|several|some"
+            r"|a few|a couple of) years (?:ago|back)\b",
+            r"\bback in (?:the )?(?:(?:19|20)\d\d|(?:19|20)?\d0'?s|school|college)\b",
+            r"\bwhen i had (?:my|the|our) (?:son|daughter|kids?|baby|boy|girl|first|second|youngest"
+            r"|eldest)\b|\bwith my (?:first|second|third) (?:pregnancy|baby|child)\b",
+        ),
+        "back_to_now": (r"\b(?:but|now|this time|these days|nowadays|today|lately|recently)\b",),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
         "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
@@ -230,6 +244,13 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
         ),
+        "long_ago": (
+            r"小时候|年轻(?:的)?时候|年轻那会儿?|(?:上学|读书|念书|上大学)(?:的)?时候|坐月子"
+            r"|怀(?:孕|[^。！？，,]{1,4})(?:的)?(?:时候|那时候?|那会儿?|那阵子?)"
+            r"|生(?:孩子|老大|老二|[儿女]子)(?:的)?(?:时候|那会儿?)"
+            r"|当年|那些年|前些年|早些年|(?:[一二两三四五六七八九十几\d]+|好多|好些|好几)年(?:以)?前|多年前|(?:19|20)\d\d年",
+        ),
+        "back_to_now": (r"但|可是|不过|这次|这回|现在|如今|今天|最近",),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
         "someone_else": (
@@ -267,6 +288,8 @@ class TextRules:
     reading_request: Gated
     remembered: re.Pattern[str]
     hypothetical: re.Pattern[str]
+    long_ago: re.Pattern[str]
+    back_to_now: re.Pattern[str]
     someone_else: re.Pattern[str]
     declines_measurement: re.Pattern[str]
     load_before: re.Pattern[str]
@@ -291,6 +314,8 @@ def text_rules(language: Language) -> TextRules:
         reading_request=Gated.of(("reading", p) for p in lists["reading_request"]),
         remembered=union(lists["remembered"]),
         hypothetical=union(lists["hypothetical"]),
+        long_ago=union(lists["long_ago"]),
+        back_to_now=union(lists["back_to_now"]),
         someone_else=union(lists["someone_else"]),
         declines_measurement=union(lists["declines_measurement"]),
         load_before=union(lists["load_before"]),

@@ -194,7 +194,11 @@ class _FactRules(_RunState):
             # Every match, not only the first: "a checklist had throbbing, stabbing… and it's
             # definitely not stabbing" names the conflict twice, and neither time as the patient's.
             text = turn.folded
-            own = (found for found in self._every_match(text, first) if self._own_claim(text, found))
+            own = (
+                found
+                for found in self._every_match(text, first)
+                if self._own_claim(text, found) and not self._another_episode(slot, text, found.start())
+            )
             match = next(own, None)
             if match is None:
                 continue
@@ -219,6 +223,18 @@ class _FactRules(_RunState):
         six weeks…"), not someone else's ("my sister gets the stabbing kind"), not denied ("It's
         not hopeless or anything")."""
         return not self._not_own(text, match.start()) and not self._denied(text, match.start())
+
+    def _another_episode(self, slot: str, text: str, start: int) -> bool:
+        """Whether the sentence, before `start`, sets a conflict of this illness's facts in a time long
+        past (怀老大那时候一天吐了五六回): another episode, unless it turns back to now first ("years
+        ago, but this one started last week")."""
+        if slot not in self.case.present_illness:
+            return False
+        sentence_start, _ = _sentence_around(text, start)
+        last = None
+        for found in self.rules.long_ago.finditer(text, sentence_start, start):
+            last = found
+        return last is not None and self.rules.back_to_now.search(text, last.end(), start) is None
 
     def _denied(self, text: str, start: int) -> bool:
         """A denial just before a conflict's match, unless the sentence asks it back: 昨天不是吐了好几次吗

@@ -1,0 +1,78 @@
+"""A contradiction told of a time long past is another episode, not this illness: a scenario marks
+the facts of the present illness (`present_illness`), and `validateTranscript` reads their
+conflicts against a time long past in the sentence before them ("as a teenager", 小时候,
+三年前), unless the sentence turns back to now first ("but this week")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.sps_encounter.support import catalog_case, dialogue
+from tests.unit.sps_encounter.validating import codes, validate, zh_case
+
+CONTRADICTION = ["FACT_CONTRADICTION"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # The case: vomited once this morning.
+        ("吐过一回。小时候晕车，一坐车就吐个不停。", []),
+        ("三年前食物中毒，吐了好几次，这次就一次。", []),
+        ("上学的时候胃不好，吐了好几回，这回就早上一次。", []),
+        ("以前不怎么吐，这次吐了好几次。", CONTRADICTION),
+        ("好多年前也吐过，不过这次吐了四五回。", CONTRADICTION),
+        ("吐了好几次。", CONTRADICTION),
+    ],
+)
+def test_vomiting_long_ago_is_another_episode(reply, expected):
+    assert codes(validate(dialogue(("有没有吐过？", reply)), zh_case())) == expected
+
+
+def test_a_history_fact_is_contradicted_whenever_it_happened():
+    # No operations ever: a childhood operation still contradicts the case.
+    assert codes(validate(dialogue(("做过手术吗？", "小时候我做过一个小手术。")), zh_case())) == CONTRADICTION
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "reply", "expected"),
+    [
+        # Headache: no vomiting with these headaches.
+        ("headache", "Any vomiting with them?", "As a teenager I threw up with the bad ones. Not these.", []),
+        ("headache", "Any vomiting with them?", "I've thrown up twice this week.", CONTRADICTION),
+        (
+            "headache",
+            "Any vomiting with them?",
+            "Years ago maybe, but this week I've thrown up twice.",
+            CONTRADICTION,
+        ),
+        # Chest pain: no fainting with the pain.
+        (
+            "chest-pain",
+            "Have you ever fainted?",
+            "Once, as a boy, I fainted at a funeral. Not with this.",
+            [],
+        ),
+        ("chest-pain", "Have you ever fainted?", "I fainted yesterday when it came on.", CONTRADICTION),
+        (
+            "chest-pain",
+            "When did it start?",
+            "Years ago I had something like it, but this started about two weeks ago.",
+            CONTRADICTION,
+        ),
+    ],
+)
+def test_an_english_episode_long_past_is_not_this_illness(case, learner, reply, expected):
+    assert codes(validate(dialogue((learner, reply)), catalog_case(case))) == expected
+
+
+def test_the_shipped_cases_mark_their_present_illness():
+    # Every conflict of a present-illness fact is about this illness; the histories are not marked.
+    for case, illness, history in (
+        (catalog_case("headache"), "associated", "medical_history"),
+        (catalog_case("chest-pain"), "associated", "medical_history"),
+        (zh_case(), "nausea_appetite", "surgical_history"),
+    ):
+        marked = case.present_illness
+        assert illness in marked
+        assert history not in marked
