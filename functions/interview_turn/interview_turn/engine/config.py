@@ -35,6 +35,7 @@ class CompiledLexicon:
     discomfort: tuple[re.Pattern[str], ...]
     pacing: tuple[re.Pattern[str], ...]
     resumption: tuple[re.Pattern[str], ...]
+    keep_going: tuple[re.Pattern[str], ...]
     topic_change: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     emotion: tuple[tuple[re.Pattern[str], float], ...]
@@ -66,6 +67,7 @@ class CompiledLexicon:
             discomfort=compiled(lexicon.discomfort),
             pacing=compiled(lexicon.pacing),
             resumption=compiled(lexicon.resumption),
+            keep_going=compiled(lexicon.keep_going),
             topic_change=compiled(lexicon.topic_change),
             hedges=compiled(lexicon.hedges),
             emotion=tuple(

@@ -435,6 +435,9 @@ class SignalLexicon(_Artifact):
     # A return named ("tomorrow", "next time", 明天再聊): a stop request naming one that the signal
     # model reads as a pause is a pause ("Let's stop here for today, tomorrow we go on").
     resumption: Patterns
+    # The narrator asks to go on ("I don't want to stop", "keep going", 我不想停): a stop request
+    # only the signal model reads counts for none. Optional: a lexicon without it keeps them all.
+    keep_going: list[Pattern] = Field(default_factory=list)
     topic_change: Patterns
     hedges: Patterns
     emotion: list[WeightedPattern]

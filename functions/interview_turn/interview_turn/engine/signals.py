@@ -289,6 +289,11 @@ def extract(
         ngrams = text_grams(text)
         probabilities = _model_reading(models.signals, text, reading, ngrams, lexicon)
         learned_stop, learned_pause = learned_signal(probabilities, models.signals.thresholds)
+        # "I don't want to stop" reads to the model like a stop request: asked to go on, only the
+        # lexicons' own stop request stands (a pause still may: "I don't want to stop, I just need
+        # to sit a sec").
+        if learned_stop is HardStop.STOP_REQUEST and _any(lexicon.keep_going, text):
+            learned_stop = None
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
