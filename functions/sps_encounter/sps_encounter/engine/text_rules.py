@@ -96,6 +96,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|eldest)\b|\bwith my (?:first|second|third) (?:pregnancy|baby|child)\b",
         ),
         "back_to_now": (r"\b(?:but|now|this time|these days|nowadays|today|lately|recently)\b",),
+        # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
+        # on an opener: two in a row answer two questions about time, they echo nothing.
+        "time_opening": (
+            r"^\W*(?:yesterday|today|tonight|this (?:morning|afternoon|evening)"
+            r"|last (?:night|week|month|year))\b",
+        ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
         "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
@@ -243,6 +249,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
+            # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
+            r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|查查|查一下)[^。！？]{0,12}[吗嘛]",
         ),
         "long_ago": (
             r"小时候|年轻(?:的)?时候|年轻那会儿?|(?:上学|读书|念书|上大学)(?:的)?时候|坐月子"
@@ -251,11 +259,15 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|当年|那些年|前些年|早些年|(?:[一二两三四五六七八九十几\d]+|好多|好些|好几)年(?:以)?前|多年前|(?:19|20)\d\d年",
         ),
         "back_to_now": (r"但|可是|不过|这次|这回|现在|如今|今天|最近",),
+        "time_opening": (
+            r"^\W*(?:昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周|上个?月)",
+        ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
         "someone_else": (
             r"(?:爸|妈|父亲|母亲|老公|丈夫|妻子|老婆|爱人|对象|哥|姐|弟|妹|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷"
-            r"|叔叔|阿姨|舅舅|姑姑|同事|朋友|邻居|亲戚|同学|领导)",
+            r"|叔叔|阿姨|舅舅|姑姑|同事|朋友|邻居|亲戚|同学|领导|婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳"
+            r"|侄子|侄女|外甥|孙子|孙女|表哥|表姐|表弟|表妹|堂哥|堂姐|小姑子|小叔子|婶婶|伯伯|大伯|大爷|大妈)",
         ),
         "load_before": (
             r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",
@@ -290,6 +302,7 @@ class TextRules:
     hypothetical: re.Pattern[str]
     long_ago: re.Pattern[str]
     back_to_now: re.Pattern[str]
+    time_opening: re.Pattern[str]
     someone_else: re.Pattern[str]
     declines_measurement: re.Pattern[str]
     load_before: re.Pattern[str]
@@ -316,6 +329,7 @@ def text_rules(language: Language) -> TextRules:
         hypothetical=union(lists["hypothetical"]),
         long_ago=union(lists["long_ago"]),
         back_to_now=union(lists["back_to_now"]),
+        time_opening=union(lists["time_opening"]),
         someone_else=union(lists["someone_else"]),
         declines_measurement=union(lists["declines_measurement"]),
         load_before=union(lists["load_before"]),

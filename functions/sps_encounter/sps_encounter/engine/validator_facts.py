@@ -23,9 +23,11 @@ from sps_encounter.engine.validator_turns import (
 
 _ADDRESSED = re.compile(r"you|你|您")
 # Where the patient's own voice takes over within a sentence: "He asked nothing; …", "My son asked
-# how I was and I'm sure…". Someone else's words before it excuse nothing after it.
+# how I was and I'm sure…", "she says it's X, so you can probably skip…". Someone else's words
+# before it excuse nothing after it.
 _OWN_VOICE_AGAIN = re.compile(
     r";|；|\b(?:and|but|so) i(?:'m| am| think| reckon| know| feel| guess|'ve| have)\b"
+    r"|\b(?:and|but|so) (?=you (?:can|could|should|might|may|needn'?t|don'?t need|won'?t need)\b)"
 )
 _TAG_QUESTION = re.compile(
     r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
@@ -268,7 +270,10 @@ class _FactRules(_RunState):
 def _clause_start(normal: str, at: int) -> int:
     """Where the words leading to `at` begin: its sentence, after the last place in it where the
     patient speaks in their own voice again."""
-    start = _sentence_around(normal, at)[0]
-    for found in _OWN_VOICE_AGAIN.finditer(normal, start, at):
+    start, end = _sentence_around(normal, at)
+    # Searched to the sentence's end: "so " is the patient's own voice only when "you can…" follows.
+    for found in _OWN_VOICE_AGAIN.finditer(normal, start, end):
+        if found.end() > at:
+            break
         start = found.end()
     return start

@@ -84,6 +84,8 @@ class _SpeechRules(_RunState):
             said = _STAGE_DIRECTION.sub("", said, count=1)
         tokens = opening_tokens(said, self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
+        if bigram and self.rules.time_opening.match(said):
+            bigram = None
         previous, self.previous_opening = self.previous_opening, turn
         if (
             bigram

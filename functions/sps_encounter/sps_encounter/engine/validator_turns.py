@@ -46,6 +46,10 @@ _PATIENT_SPEAKS = re.compile(
 # companion's own pause ("He's been up all night... he was sick") goes on in the third.
 _PATIENT_RESUMES = re.compile(r"(?:\.\.\.|…|—|–)\s*$")
 _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
+# Speakers named by their first names in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets
+# it in bed, Dad — (Daniel:) No."): the name that opens the turn is the patient's, any other a
+# companion's.
+_NAMED_SPEAKER = re.compile(r"\s*[(（]\s*(?P<name>[A-Z][a-z]+|[\u4e00-\u9fff]{1,4})\s*[:：]\s*[)）]")
 # A question handed back to the learner has no tag before its mark, and is short ("Was that
 # stupid?") or asks the learner ("I was hoping you'd send me for a scan?"); "It started on
 # Monday, you know?" still tells.
@@ -82,8 +86,12 @@ class _Patient:
         count = 0
         companion = False
         previous_end = 0
+        named = _NAMED_SPEAKER.match(text, len(text) - len(text.lstrip()))
+        patient = named.group("name") if named else None
         for start, end in sentence_spans(text):
-            if _COMPANION_SPEAKS.match(text, start):
+            if patient is not None and (label := _NAMED_SPEAKER.match(text, start)) is not None:
+                companion = label.group("name") != patient
+            elif _COMPANION_SPEAKS.match(text, start):
                 companion = True
             elif _PATIENT_SPEAKS.match(text, start) or (
                 companion
@@ -92,10 +100,13 @@ class _Patient:
             ):
                 companion = False
             previous_end = end
-            if companion or self._handed_back(start, end):
-                continue
-            if _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE:
+            counted = not companion and not self._handed_back(start, end)
+            if counted and _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE:
                 count += 1
+            # A name inside the sentence hands the next ones to whoever it names.
+            if patient is not None:
+                for label in _NAMED_SPEAKER.finditer(text, start + 1, end):
+                    companion = label.group("name") != patient
         return max(1, count)
 
     def _handed_back(self, start: int, end: int) -> bool:
