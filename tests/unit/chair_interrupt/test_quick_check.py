@@ -34,6 +34,8 @@ SAMPLES = [
     ("All pragmatists really think truth is whatever works.", Reason.STRAW_MAN_DETECTED),
     ("他们只是想逃避责任。", Reason.STRAW_MAN_DETECTED),
     ("这太荒谬了。", Reason.STRAW_MAN_DETECTED),
+    ("Existentialism is nothing but vibes and black turtlenecks.", Reason.STRAW_MAN_DETECTED),
+    ("契约主义说白了不过是大家互相讨价还价。", Reason.STRAW_MAN_DETECTED),
     ("Deontology never considers the outcome.", Reason.FACTUAL_CORRECTION),
     ("功利主义者根本不在乎个人权利。", Reason.FACTUAL_CORRECTION),
     ("Our central disagreement is here, about autonomy.", Reason.PIVOTAL_POINT),
@@ -224,6 +226,8 @@ def test_shipped_examples_each_trigger_a_reason():
         "这天真冷。",
         "Our readers simply want shorter articles.",
         "If you just want tea, ask.",
+        "The party had good vibes, everyone said so.",
+        "说白了，我就是不同意这个预算。",
     ],
 )
 def test_everyday_sentences_are_not_straw_men(text):
