@@ -239,6 +239,12 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "The leaflet through my door claimed the pragmatists want to pave over the park. Nobody here has proposed anything like it.",
         "我先把反方的论点讲到最有力：生命权高于一切，任何人都无权替别人决定。我方稍后回应。",
         "Counsel for the family told the bench that Mill opposed any assisted dying. We will address that in reply.",
+        # The twelfth set's kinds (p, read on 6bb683d: a grand round, a council hearing, a variety
+        # debate show, a jury room), said afresh.
+        "If utilitarians really thought every life was a number, they'd auction organs. They don't think that.",
+        "二号评委说我们把时间线讲反了。我回去核对了，其实没讲反。",
+        "有位居民在会上引用边沁，说他主张“穷人就该饿死”，这个引用是编的。",
+        "Right, because obviously every libertarian wants kids down the mines. Come on.",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -353,6 +359,11 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         "My learned friend is right: Mill was the one who argued lying is always wrong.",
         "The flyer I handed out says Mill was the one who argued lying is always wrong.",
         "我把我方的立场说到最强：密尔主张撒谎永远不对。",
+        # Own claims beside the twelfth set's forms.
+        "Right, because the numbers add up: Mill was the one who argued lying is always wrong.",
+        "评委说得对，密尔主张撒谎永远不对。",
+        "观众说明了一切：密尔主张撒谎永远不对。",
+        "对方辩友的义务论说穿了就是“规则至上”，连救人都不许撒谎！",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

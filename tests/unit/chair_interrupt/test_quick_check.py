@@ -41,6 +41,7 @@ SAMPLES = [
     ("Our central disagreement is here, about autonomy.", Reason.PIVOTAL_POINT),
     ("This is exactly the crux of our debate.", Reason.PIVOTAL_POINT),
     ("真正的分歧在于自由的定义。", Reason.PIVOTAL_POINT),
+    ("Here's where we really part ways, then: rights or results.", Reason.PIVOTAL_POINT),
     ("That claim is simply untrue.", Reason.DIRECT_CHALLENGE),
     ("Everyone knows that rights are useful fictions.", Reason.DIRECT_CHALLENGE),
     ("这种说法显然是错的。", Reason.DIRECT_CHALLENGE),
@@ -228,6 +229,7 @@ def test_shipped_examples_each_trigger_a_reason():
         "If you just want tea, ask.",
         "The party had good vibes, everyone said so.",
         "说白了，我就是不同意这个预算。",
+        "Here's where we split the bill, by the way.",
     ],
 )
 def test_everyday_sentences_are_not_straw_men(text):
