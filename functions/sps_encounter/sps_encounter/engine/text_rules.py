@@ -96,6 +96,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|eldest)\b|\bwith my (?:first|second|third) (?:pregnancy|baby|child)\b",
         ),
         "back_to_now": (r"\b(?:but|now|this time|these days|nowadays|today|lately|recently)\b",),
+        # Before a bare number: the minutes of a clock time ("about 8:20"), not a reading.
+        "clock_before": (r"\b\d{1,2}\s*:\s*$",),
         # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
         # on an opener: two in a row answer two questions about time, they echo nothing.
         "time_opening": (
@@ -259,6 +261,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|当年|那些年|前些年|早些年|(?:[一二两三四五六七八九十几\d]+|好多|好些|好几)年(?:以)?前|多年前|(?:19|20)\d\d年",
         ),
         "back_to_now": (r"但|可是|不过|这次|这回|现在|如今|今天|最近",),
+        "clock_before": (r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$",),
         "time_opening": (
             r"^\W*(?:昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周|上个?月)",
         ),
@@ -303,6 +306,7 @@ class TextRules:
     long_ago: re.Pattern[str]
     back_to_now: re.Pattern[str]
     time_opening: re.Pattern[str]
+    clock_before: re.Pattern[str]
     someone_else: re.Pattern[str]
     declines_measurement: re.Pattern[str]
     load_before: re.Pattern[str]
@@ -330,6 +334,7 @@ def text_rules(language: Language) -> TextRules:
         long_ago=union(lists["long_ago"]),
         back_to_now=union(lists["back_to_now"]),
         time_opening=union(lists["time_opening"]),
+        clock_before=union(lists["clock_before"]),
         someone_else=union(lists["someone_else"]),
         declines_measurement=union(lists["declines_measurement"]),
         load_before=union(lists["load_before"]),

@@ -139,6 +139,7 @@ class _Run(_NumberRules, _FactRules, _SpeechRules):
         # Whether it asked for a measurement is read only when the answer holds a number.
         self.asked = folded
         self.learner_turns.append(folded)
+        self.learner_history.append(folded)
         if lexicon.vague.search(folded):
             self.vague_prompts += 1
             if self.vague_prompts == self.case.policy.validator.vague_prompts_before_info + 1:

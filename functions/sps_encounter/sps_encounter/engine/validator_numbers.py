@@ -18,6 +18,7 @@ _DIGIT = re.compile(r"\d")
 _DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?!\d|\.\d)")
 _PERCENT = re.compile(r"(?:%|percent)$")
 _NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
+_PAIR_REST = re.compile(r"\s*(?:/|\bover\b)\s*\d+")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
 
 
@@ -93,8 +94,10 @@ class _NumberRules(_RunState):
             start, end = match.span()
             if inside_told.holds(start):
                 continue
-            if rules.count_unit.match(normal, end) or rules.age_before.search(
-                normal, max(0, start - 60), start
+            if (
+                rules.count_unit.match(normal, end)
+                or rules.age_before.search(normal, max(0, start - 60), start)
+                or rules.clock_before.search(normal, max(0, start - 6), start)
             ):
                 continue
             leaked.append(match.span())
@@ -174,17 +177,25 @@ class _NumberRules(_RunState):
         return leaked
 
     def _read_out(self) -> set[str]:
-        """The numbers of the readings the learner's turn before read out: a patient who repeats
-        one ("三十八度一？发烧了啊？" after "体温好了……三十八度一") heard it and did not make it up. A number
-        said in another sense is no reading: "you live at 97 Station Road" reads no 97 out."""
-        if self.asked is None:
-            return set()
-        asked = with_digits(self.asked)
-        readings = (
-            *self.rules.vital_reading.finditer(asked),
-            *self.case.lexicon.measured_number.finditer(asked),
-        )
-        return {number for reading in readings for number in _NUMBER.findall(reading.group())}
+        """The numbers of the readings any learner turn so far read out: a patient who repeats
+        one ("三十八度一？发烧了啊？" after "体温好了……三十八度一", or "One eighteen over seventy-four, she
+        said?" long after the nurse said it) heard it and did not make it up. A number said in
+        another sense is no reading: "you live at 97 Station Road" reads no 97 out."""
+        history = self.learner_history
+        for folded in history[self.read_out_upto :]:
+            said = with_digits(folded)
+            readings = (
+                *self.rules.vital_reading.finditer(said),
+                *self.case.lexicon.measured_number.finditer(said),
+            )
+            for reading in readings:
+                # "Blood pressure's 118 over 74" reads as the sign and its first number: the pair's
+                # second half is read out too.
+                pair = _PAIR_REST.match(said, reading.end())
+                told = reading.group() + (pair.group() if pair else "")
+                self.read_out_before.update(_NUMBER.findall(told))
+        self.read_out_upto = len(history)
+        return self.read_out_before
 
     def _share(self, match: re.Match[str]) -> bool:
         """A percentage that is none of today's values tells a share ("they take the edge off,

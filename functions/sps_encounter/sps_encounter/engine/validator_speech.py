@@ -63,15 +63,13 @@ class _SpeechRules(_RunState):
         return turn.short or self._answer_word_first(turn)
 
     def _answer_word_first(self, turn: _Patient) -> bool:
-        """A Chinese turn opening with a yes or a no set apart ("没有，医院都没住过。", "对，…"):
-        its first two characters are that answer, not an opener."""
-        if self.case.language is not Language.ZH:
-            return False
+        """A turn opening with a yes or a no set apart ("没有，医院都没住过。", "对，…", "No, nothing
+        like that."): its opening is that answer to a yes-no question, not an opener."""
         clause = _CLAUSE_BREAK.split(turn.normal, maxsplit=1)[0].strip()
         lexicon = self.case.lexicon
-        return len(_CJK.findall(clause)) <= 2 and (
-            clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause))
-        )
+        chinese = self.case.language is Language.ZH
+        short = len(_CJK.findall(clause)) <= 2 if chinese else len(clause.split()) == 1
+        return short and (clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause)))
 
     def opener_echo(self, turn: _Patient) -> None:
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two

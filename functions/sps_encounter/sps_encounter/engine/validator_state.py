@@ -51,6 +51,13 @@ class _RunState:
     # patient turn matches a fact's conflicts, so that other turns pay nothing for it.
     learner_turns: deque[str] = field(default_factory=lambda: deque(maxlen=FOLLOW_UP_DEPTH + 1))
     # Across the transcript.
+    # Every learner turn (folded), and the numbers of the readings read out in the first
+    # `read_out_upto` of them: a reading said aloud in the room (a nurse doing the observations
+    # in a learner turn) is one the patient may repeat any time after. Read only when a patient
+    # turn would leak a number.
+    learner_history: list[str] = field(default_factory=list)
+    read_out_before: set[str] = field(default_factory=set)
+    read_out_upto: int = 0
     revealed: set[str] = field(default_factory=set)
     recent_clarifications: list[str] = field(default_factory=list)
     previous_bigram: str | None = None
