@@ -245,6 +245,13 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "二号评委说我们把时间线讲反了。我回去核对了，其实没讲反。",
         "有位居民在会上引用边沁，说他主张“穷人就该饿死”，这个引用是编的。",
         "Right, because obviously every libertarian wants kids down the mines. Come on.",
+        # An independent review's near misses of the eleventh set's forms.
+        "That is not an argument.",
+        "That isn't an argument, Dave, it's a slogan.",
+        "That's not even an argument lol",
+        "My learned friend has submitted that Rawls wrote A Theory of Utility.",
+        "Opposing counsel submitted that Mill wrote the Groundwork.",
+        "我先替对方把理由讲到最强：生命权高于一切。我方稍后回应。",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -364,6 +371,18 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         "评委说得对，密尔主张撒谎永远不对。",
         "观众说明了一切：密尔主张撒谎永远不对。",
         "对方辩友的义务论说穿了就是“规则至上”，连救人都不许撒谎！",
+        # The review's own claims that the eleventh set's forms read as hedges: a question answered
+        # and then a claim, a claim then a question, "not an argument, it's a fact", reports the
+        # speaker endorses, our own newsletter, "even at its strongest".
+        "Was Kant right about the murderer at the door? No. Mill was the one who argued lying is always wrong.",
+        "Mill was the one who argued lying is always wrong. Is there a single scholar who disputes this today? No.",
+        "That's not an argument, it's a fact: Mill was the one who argued lying is always wrong.",
+        "Mill was the one who argued lying is always wrong. That's not an argument, that's history.",
+        "That guy just said that Plato wrote the Nicomachean Ethics, and he's absolutely right.",
+        "My learned friend submitted, correctly, that Rawls wrote Anarchy, State, and Utopia.",
+        "Our campaign leaflet says Mill argued lying is always wrong, and that's true.",
+        "Mill was the one who argued lying is always wrong, as our newsletter said last month.",
+        "就算把对方的论点讲到最有力，密尔也是主张撒谎永远不对的人。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
