@@ -22,6 +22,11 @@ COACHING = ["DIAGNOSIS_OR_COACHING"]
         ("我没住过。我公公去年在县医院住了半个月。", []),
         ("没有。我嫂子生孩子在妇幼医院住了五天。", []),
         ("在市医院住了一个礼拜。", CONTRADICTION),
+        ("没有。我闺蜜在市医院住了半个月。", []),
+        # An independent review: a relative who came with the patient leaves the stay the
+        # patient's own.
+        ("我婆婆陪我去的，在市医院住了一个礼拜。", CONTRADICTION),
+        ("有，那次是我嫂子送我去的，在县医院住了五天。", CONTRADICTION),
     ],
 )
 def test_an_in_laws_hospital_stay_is_theirs(reply, expected):
@@ -39,6 +44,12 @@ def test_an_in_laws_hospital_stay_is_theirs(reply, expected):
         ("You can skip the bloods, honestly, I had them done in May.", COACHING),
         ("Most days. My flatmate says it's the tablets themselves.", []),
         ("I skipped the blood tests last year, I hate needles.", []),
+        # The review: a reporter the rule knows, "so you could" after it; two adverbs; a general
+        # "you"; a flatmate's words.
+        ("My GP says it's the tablets themselves, so you could probably skip the MRI.", COACHING),
+        ("Most days. Honestly, you could probably just skip the MRI.", COACHING),
+        ("At my old surgery you could forget about a referral, it took eight months.", []),
+        ("My flatmate says you can skip the scan, but I'm not so sure.", []),
     ],
 )
 def test_telling_the_learner_to_skip_a_test_is_coaching(reply, expected):
@@ -53,6 +64,13 @@ def test_telling_the_learner_to_skip_a_test_is_coaching(reply, expected):
         ("还有上面也按一下，看下面疼不疼。", COACHING),
         ("我自己在家也按一下看看疼不疼，一按就疼。", []),
         ("嗯，按的时候疼。", []),
+        ("您再按按右下边，看疼不疼。", COACHING),
+        ("您怎么不按一下右下边呢？", COACHING),
+        # The review: asking for a test out of worry, a complaint about another doctor, and how
+        # the patient pressed herself are no coaching.
+        ("医生，你不查一下B超吗？我有点担心。", []),
+        ("上次那个医生你不查一下就让我回家，你说这像话吗？", []),
+        ("昨晚我自己摸了摸，再按一下，看看疼不疼，一按就疼得厉害。", []),
     ],
 )
 def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
@@ -71,6 +89,15 @@ def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
             CONTRADICTION,
         ),
         ("chest-pain", "What tablets are you on?", "I used to take the statin, stopped it a while back.", []),
+        ("chest-pain", "What tablets are you on?", "Amlodipine, and I'm still on the statin.", CONTRADICTION),
+        ("chest-pain", "What tablets are you on?", "Amlodipine and atorvastatin.", CONTRADICTION),
+        ("chest-pain", "What tablets are you on?", "Should I take the statin again, do you think?", []),
+        (
+            "chest-pain",
+            "What tablets are you on?",
+            "I take the statin? No, I stopped that two months ago.",
+            [],
+        ),
         # Headache: no stroke in the family, grandparents included.
         (
             "headache",
@@ -79,31 +106,62 @@ def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
             CONTRADICTION,
         ),
         ("headache", "Any strokes in the family?", "My grandad had a heart attack, that's all.", []),
+        (
+            "headache",
+            "Any strokes in the family?",
+            "My grandma on my dad's side had a stroke.",
+            CONTRADICTION,
+        ),
+        ("headache", "Any strokes in the family?", "My nan's had two strokes.", CONTRADICTION),
+        ("headache", "Any strokes in the family?", "My uncle had a stroke of luck once, won the pools.", []),
+        (
+            "headache",
+            "Any strokes in the family?",
+            "No, I don't think my grandad had a stroke, it was his heart.",
+            [],
+        ),
     ],
 )
 def test_a_current_statin_and_a_grandparents_stroke_contradict_the_case(case, learner, reply, expected):
     assert codes(validate(dialogue((learner, reply)), catalog_case(case))) == expected
 
 
-def test_two_answers_that_open_on_when_echo_nothing():
-    turns = dialogue(
-        ("什么时候开始疼的？", "昨天晚上睡觉前开始疼的，一直没好。"),
-        ("最后一次吃东西是什么时候？", "昨天晚上吃了碗面条，之后就没吃了。"),
-    )
-    assert "OPENER_ECHO" not in codes(validate(turns, zh_case()))
+@pytest.mark.parametrize(
+    ("case", "first", "second", "echo"),
+    [
+        ("zh", "昨天晚上睡觉前开始疼的，一直没好。", "昨天晚上吃了碗面条，之后就没吃了。", False),
+        ("zh", "从昨天晚上就开始疼，一直没好。", "从昨天晚上到现在什么都没吃。", False),
+        ("headache", "Last night it started behind my eye.", "Last night I took two paracetamol.", False),
+        ("headache", "Three weeks ago I noticed them more.", "Three weeks ago I started a new job.", False),
+        # A tic is still one: "Today I want to…" twice.
+        ("headache", "Today I want to get to the bottom of it.", "Today I want to be honest about it.", True),
+    ],
+)
+def test_two_answers_that_open_on_when_echo_nothing(case, first, second, echo):
+    scenario = zh_case() if case == "zh" else catalog_case(case)
+    learner = ("什么时候开始的？", "还有呢？") if case == "zh" else ("When did it start?", "Anything else?")
+    turns = dialogue((learner[0], first), (learner[1], second))
+    assert ("OPENER_ECHO" in codes(validate(turns, scenario))) is echo
 
 
 def test_a_named_companion_is_not_the_patients_telling():
+    # The headache case's patient is Emma: Tom's words are his, whoever speaks first.
     companion = (
-        "(Anna:) It's worse in the mornings. (Tom:) She's been up at night with it for weeks now. "
+        "(Emma:) It's worse in the mornings. (Tom:) She's been up at night with it for weeks now. "
         "She never complains about anything. She won't tell you how bad it gets. She just takes tablets. "
-        "(Anna:) Thanks, Tom. That's true."
+        "(Emma:) Thanks, Tom. That's true."
     )
+    tom_first = (
+        "(Tom:) She's been up at night with it for weeks now. She never complains about anything. "
+        "She won't tell you how bad it gets. She just takes tablets. She cancels plans. (Emma:) That's true."
+    )
+    # Labels that do not name the patient say nothing of who speaks.
     alone = (
-        "(Anna:) It's worse in the mornings. I've been up at night with it for weeks now. "
+        "(Note:) It's worse in the mornings. I've been up at night with it for weeks now. "
         "I never complain about anything. I won't say how bad it gets. I just take tablets. "
         "I sit in the dark. That's true."
     )
     learner = "Can you tell me about the headaches?"
     assert codes(validate(dialogue((learner, companion)), catalog_case("headache"))) == []
+    assert codes(validate(dialogue((learner, tom_first)), catalog_case("headache"))) == []
     assert codes(validate(dialogue((learner, alone)), catalog_case("headache"))) == ["NARRATIVE_TOO_LONG"]

@@ -55,6 +55,7 @@ def test_the_minutes_of_a_clock_time_are_no_reading(reply, expected):
     ("first", "second", "echo"),
     [
         ("No, nothing with my chest.", "No, nothing like that at all.", False),
+        ("Yesterday it was worse, I think.", "Yesterday it was in my arm too.", False),
         ("Yeah, a bit, when I climb.", "Yeah, a bit, at night too.", False),
         ("Well, it's hard to say, really.", "Well, it's been a while, really.", True),
     ],

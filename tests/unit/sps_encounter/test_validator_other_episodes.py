@@ -23,6 +23,14 @@ CONTRADICTION = ["FACT_CONTRADICTION"]
         ("以前不怎么吐，这次吐了好几次。", CONTRADICTION),
         ("好多年前也吐过，不过这次吐了四五回。", CONTRADICTION),
         ("吐了好几次。", CONTRADICTION),
+        ("上初中那会儿晕车，吐了好几次。", []),
+        ("十几岁的时候晕车，吐了好几次。", []),
+        ("小时候不像现在，一坐车就吐个不停。", []),
+        # An independent review's contradictions the first rule let pass: the sentence comes back
+        # to this illness, or says the old episode was the same.
+        ("我十年前生孩子都没这么难受，昨晚吐了好几次。", CONTRADICTION),
+        ("三年前做过胃镜，挺好的，这两天吐了好几次。", CONTRADICTION),
+        ("怀孕的时候也这样，吐了好几次，跟这次一模一样。", CONTRADICTION),
     ],
 )
 def test_vomiting_long_ago_is_another_episode(reply, expected):
@@ -32,6 +40,13 @@ def test_vomiting_long_ago_is_another_episode(reply, expected):
 def test_a_history_fact_is_contradicted_whenever_it_happened():
     # No operations ever: a childhood operation still contradicts the case.
     assert codes(validate(dialogue(("做过手术吗？", "小时候我做过一个小手术。")), zh_case())) == CONTRADICTION
+
+
+def test_an_onset_long_ago_says_the_illness_is_old():
+    # The onset is not marked: pain "since childhood" contradicts a first episode of last night.
+    assert (
+        codes(validate(dialogue(("疼多久了？", "小时候就这样，疼了好几年了。")), zh_case())) == CONTRADICTION
+    )
 
 
 @pytest.mark.parametrize(
@@ -44,6 +59,19 @@ def test_a_history_fact_is_contradicted_whenever_it_happened():
             "headache",
             "Any vomiting with them?",
             "Years ago maybe, but this week I've thrown up twice.",
+            CONTRADICTION,
+        ),
+        ("headache", "Any vomiting with them?", "Years ago I threw up with them. Not these.", []),
+        (
+            "headache",
+            "Any vomiting with them?",
+            "In my thirties I threw up with them, same as now.",
+            CONTRADICTION,
+        ),
+        (
+            "headache",
+            "Any vomiting with them?",
+            "As a teenager I got them too, and I threw up last night with this one.",
             CONTRADICTION,
         ),
         # Chest pain: no fainting with the pain.

@@ -175,8 +175,9 @@ def _chinese_value(numeral: str) -> int | None:
     return total
 
 
-# A tenth said after the point or after the degree: 三十八点一 and 三十八度一 are both 38.1.
-_SPOKEN_TENTH = re.compile(r"(\d+)(点|度)([零一二三四五六七八九])(?![零一二三四五六七八九十百千\d])")
+# A tenth said after the point or after the degree: 三十八点一 and 三十八度一 are both 38.1. Its number
+# starts a run of digits: tried inside one, a long run would be read again from every digit.
+_SPOKEN_TENTH = re.compile(r"(?<!\d)(\d+)(点|度)([零一二三四五六七八九])(?![零一二三四五六七八九十百千\d])")
 
 
 def with_arabic_numerals(text: str) -> str:

@@ -86,23 +86,33 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
         "long_ago": (
             r"\bwhen i was (?:a |an |still )?(?:kid|child|teenager|teen|girl|boy|student|young|younger"
-            r"|little|pregnant|expecting|at (?:school|uni|college))\b",
+            r"|little|pregnant|expecting|at (?:school|uni|college)|in the (?:army|navy|forces))\b",
             r"\bas a (?:kid|child|teenager|girl|boy|student)\b|\b(?:in|back in) my (?:teens|twenties"
-            r"|thirties|forties|youth)\b",
-            r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|many|several|some"
-            r"|a few|a couple of) years (?:ago|back)\b",
+            r"|thirties|forties|youth)\b|\bin the (?:army|navy|forces)\b",
+            r"\b(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|many|several|some"
+            r"|a few|a couple of) )?years (?:ago|back)\b",
             r"\bback in (?:the )?(?:(?:19|20)\d\d|(?:19|20)?\d0'?s|school|college)\b",
             r"\bwhen i had (?:my|the|our) (?:son|daughter|kids?|baby|boy|girl|first|second|youngest"
             r"|eldest)\b|\bwith my (?:first|second|third) (?:pregnancy|baby|child)\b",
         ),
-        "back_to_now": (r"\b(?:but|now|this time|these days|nowadays|today|lately|recently)\b",),
+        # After the time long past, the sentence turns back to this illness ("Years ago maybe, but
+        # this week…"), or says the old episode was the same as now.
+        "back_to_now": (
+            r"\b(?:but|now|this time|these days|nowadays|today|lately|recently|last night|yesterday"
+            r"|this (?:week|morning|one)|same as (?:now|this)|just like (?:this|now)|like this one)\b",
+        ),
+        # Or does so after the conflict: anywhere in the sentence when it says the two are the same
+        # ("…, same as now"), in the conflict's own clause when it dates it ("I threw up last night
+        # with this one"; not "…, this time only once").
+        "same_as_now": (r"\b(?:same as (?:now|this)|just like (?:this|now)|like this one)\b",),
+        "now_after": (r"\b(?:last night|yesterday|this (?:week|morning|one|time))\b",),
         # Before a bare number: the minutes of a clock time ("about 8:20"), not a reading.
         "clock_before": (r"\b\d{1,2}\s*:\s*$",),
         # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
         # on an opener: two in a row answer two questions about time, they echo nothing.
         "time_opening": (
-            r"^\W*(?:yesterday|today|tonight|this (?:morning|afternoon|evening)"
-            r"|last (?:night|week|month|year))\b",
+            r"^\W*(?:yesterday|this (?:morning|afternoon|evening)|last (?:night|week|month|year)"
+            r"|(?:a|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
@@ -170,7 +180,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # is searched (validator_facts._clause_start).
             r"|surgeon|hospital|a&e|they|he|she|someone|everyone|mum|mom|dad|wife|husband|partner|son"
             r"|daughter|kids|friend|internet|google|sister|brother|mate|colleague|neighbou?r|cousin|aunt"
-            r"|auntie|uncle|nan|gran|grandma|grandad|boss)\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
+            r"|auntie|uncle|nan|gran|grandma|grandad|boss|flatmate|housemate|roommate)"
+            r"\b[^.?!]{0,60}?\b(?:said|says|asked|asks|told me"
             r"|tells me|thinks|thought|reckoned|reckons"
             r"|mentioned|diagnosed|called it|wrote|suspected|wondered|put it down)\b",
             r"\bi was (?:told|diagnosed)\b|\b(?:was|been|got) diagnosed\b|\bdiagnosed (?:me )?with\b",
@@ -205,7 +216,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "denied_before": (
             r"(?<!\bnot )(?<!\bnever )\b(?:not|never|isn'?t|wasn'?t|aren'?t|weren'?t|don'?t|doesn'?t|didn'?t"
             r"|ain'?t|wouldn'?t)(?:\s+(?:that|really|at all|too|very|exactly))?"
-            r"(?:\s+(?:feel|felt|call it|say i'?m|think i'?m))?\s+$",
+            r"(?:\s+(?:feel|felt|call it|say i'?m|think i'?m|think(?: that)?(?: my| his| her)?))?\s+$",
         ),
     },
     Language.ZH: {
@@ -252,25 +263,36 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
-            r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|查查|查一下)[^。！？]{0,12}[吗嘛]",
+            r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|压一下)[^。！？]{0,12}[吗嘛呢]",
         ),
         "long_ago": (
-            r"小时候|年轻(?:的)?时候|年轻那会儿?|(?:上学|读书|念书|上大学)(?:的)?时候|坐月子"
-            r"|怀(?:孕|[^。！？，,]{1,4})(?:的)?(?:时候|那时候?|那会儿?|那阵子?)"
+            r"小时候|年轻(?:的)?时候|年轻那会儿?|(?:上学|读书|念书|上大学|上(?:小学|初中|高中|中学))(?:的)?(?:时候|那会儿?)"
+            r"|坐月子|怀(?:孕|[^。！？，,]{1,4})(?:的)?(?:时候|那时候?|那会儿?|那阵子?)"
             r"|生(?:孩子|老大|老二|[儿女]子)(?:的)?(?:时候|那会儿?)"
-            r"|当年|那些年|前些年|早些年|(?:[一二两三四五六七八九十几\d]+|好多|好些|好几)年(?:以)?前|多年前|(?:19|20)\d\d年",
+            r"|(?<![一二两三四五六七八九十几\d])[一二两三四五六七八九十几\d]{1,3}(?:几|多)?岁(?:的时候|那会儿?|那年)",
+            r"当年|那些年|前些年|早些年|(?<![一二两三四五六七八九十几\d])(?:[一二两三四五六七八九十几\d]{1,4}|好多|好些|好几)年(?:以)?前"
+            r"|多年前|(?:19|20)\d\d年",
         ),
-        "back_to_now": (r"但|可是|不过|这次|这回|现在|如今|今天|最近",),
+        "back_to_now": (
+            r"但|可是|不过|这次|这回|(?<!像)现在|如今|今天|最近|昨晚|昨天|这两天|今早|早上|一模一样|也这样|就这样"
+            r"|跟这次|和这次",
+        ),
+        "same_as_now": (r"一模一样|跟这次|和这次|跟现在|和现在",),
+        "now_after": (r"昨晚|昨天|这两天|今早|这次|这回",),
         "clock_before": (r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$",),
         "time_opening": (
-            r"^\W*(?:昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周|上个?月)",
+            r"^\W*(?:(?:嗯|呃|就|从)[，,]?\s*)?(?:昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周"
+            r"|上个?月)",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
         "someone_else": (
             r"(?:爸|妈|父亲|母亲|老公|丈夫|妻子|老婆|爱人|对象|哥|姐|弟|妹|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷"
             r"|叔叔|阿姨|舅舅|姑姑|同事|朋友|邻居|亲戚|同学|领导|婆婆|公公|岳父|岳母|丈母娘|老丈人|嫂子|姐夫|妹夫|弟媳"
-            r"|侄子|侄女|外甥|孙子|孙女|表哥|表姐|表弟|表妹|堂哥|堂姐|小姑子|小叔子|婶婶|伯伯|大伯|大爷|大妈)",
+            r"|侄子|侄女|外甥|孙子|孙女|表哥|表姐|表弟|表妹|堂哥|堂姐|小姑子|小叔子|婶婶|伯伯|大伯|大爷|大妈|闺蜜|室友"
+            r"|科长|主任|老板)"
+            # Not one who came with the patient (我婆婆陪我去的) or lives with them (跟公公婆婆住).
+            r"(?![^，,。！？]{0,2}(?:陪|送|带|跟|和|同)我|[^，,。！？]{0,4}住(?:在)?一起)",
         ),
         "load_before": (
             r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",
@@ -305,6 +327,8 @@ class TextRules:
     hypothetical: re.Pattern[str]
     long_ago: re.Pattern[str]
     back_to_now: re.Pattern[str]
+    now_after: re.Pattern[str]
+    same_as_now: re.Pattern[str]
     time_opening: re.Pattern[str]
     clock_before: re.Pattern[str]
     someone_else: re.Pattern[str]
@@ -333,6 +357,8 @@ def text_rules(language: Language) -> TextRules:
         hypothetical=union(lists["hypothetical"]),
         long_ago=union(lists["long_ago"]),
         back_to_now=union(lists["back_to_now"]),
+        now_after=union(lists["now_after"]),
+        same_as_now=union(lists["same_as_now"]),
         time_opening=union(lists["time_opening"]),
         clock_before=union(lists["clock_before"]),
         someone_else=union(lists["someone_else"]),

@@ -22,6 +22,7 @@ from sps_encounter.engine.validator_turns import (
 )
 
 _ADDRESSED = re.compile(r"you|你|您")
+_CLAUSE_COMMA = re.compile(r"[,，;；]")
 # Where the patient's own voice takes over within a sentence: "He asked nothing; …", "My son asked
 # how I was and I'm sure…", "she says it's X, so you can probably skip…". Someone else's words
 # before it excuse nothing after it.
@@ -230,14 +231,21 @@ class _FactRules(_RunState):
     def _another_episode(self, slot: str, text: str, start: int) -> bool:
         """Whether the sentence, before `start`, sets a conflict of this illness's facts in a time long
         past (怀老大那时候一天吐了五六回): another episode, unless it turns back to now first ("years
-        ago, but this one started last week")."""
+        ago, but this one started last week") or after ("…, same as now", 跟这次一模一样)."""
         if slot not in self.case.present_illness:
             return False
-        sentence_start, _ = _sentence_around(text, start)
+        sentence_start, sentence_end = _sentence_around(text, start)
         last = None
         for found in self.rules.long_ago.finditer(text, sentence_start, start):
             last = found
-        return last is not None and self.rules.back_to_now.search(text, last.end(), start) is None
+        if last is None or self.rules.back_to_now.search(text, last.end(), start) is not None:
+            return False
+        clause_break = _CLAUSE_COMMA.search(text, start, sentence_end)
+        clause_end = clause_break.start() if clause_break else sentence_end
+        rules = self.rules
+        return rules.same_as_now.search(text, start, sentence_end) is None and (
+            rules.now_after.search(text, start, clause_end) is None
+        )
 
     def _denied(self, text: str, start: int) -> bool:
         """A denial just before a conflict's match, unless the sentence asks it back: 昨天不是吐了好几次吗

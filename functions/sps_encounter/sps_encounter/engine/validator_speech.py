@@ -144,7 +144,7 @@ class _SpeechRules(_RunState):
     def narrative_length(self, turn: _Patient) -> None:
         limit = self.case.persona.narrative_max_sentences
         # Spoken sentences are never more than sentences: counted only when they may matter.
-        if turn.sentences > limit and (spoken := turn.spoken_sentences) > limit:
+        if turn.sentences > limit and (spoken := turn.spoken_sentences(self.case.proper_names)) > limit:
             self.note(
                 "NARRATIVE_TOO_LONG",
                 turn.index,

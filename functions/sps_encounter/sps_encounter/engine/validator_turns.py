@@ -46,10 +46,12 @@ _PATIENT_SPEAKS = re.compile(
 # companion's own pause ("He's been up all night... he was sick") goes on in the third.
 _PATIENT_RESUMES = re.compile(r"(?:\.\.\.|…|—|–)\s*$")
 _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
-# Speakers named by their first names in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets
-# it in bed, Dad — (Daniel:) No."): the name that opens the turn is the patient's, any other a
-# companion's.
-_NAMED_SPEAKER = re.compile(r"\s*[(（]\s*(?P<name>[A-Z][a-z]+|[\u4e00-\u9fff]{1,4})\s*[:：]\s*[)）]")
+# Speakers named in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets it in bed, Dad —
+# (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient's name, the others are
+# companions. Starts on its bracket, so a run of spaces is never tried twice.
+_NAMED_SPEAKER = re.compile(
+    r"[(（\[]\s*(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[\u4e00-\u9fff]{1,4})\s*(?:[:：]\s*[)）\]]|[)）\]]\s*[:：])"
+)
 # A question handed back to the learner has no tag before its mark, and is short ("Was that
 # stupid?") or asks the learner ("I was hoping you'd send me for a scan?"); "It started on
 # Monday, you know?" still tells.
@@ -74,40 +76,51 @@ class _Patient:
     sentences: int
     chinese: bool
 
-    @property
-    def spoken_sentences(self) -> int:
+    def spoken_sentences(self, patient_names: frozenset[str]) -> int:
         """The patient's telling, in sentences of at least a few words (what the narrative length
         counts): "Erm." "Sixteen?" "It's been... a lot." are pieces of one spoken sentence. A short
         question handed back to the learner ("Was that stupid?") tells nothing, and a companion's
-        words in the turn ("Wife: And the cholesterol ones. Go on, tell her.") are not the
-        patient's, until the patient is named again or speaks again in the first person after a
-        pause or a dash."""
+        words in the turn ("Wife: And the cholesterol ones. Go on, tell her.", "(Tom:) She's been
+        up at night…" when the patient is Emma) are not the patient's, until the patient is named
+        again or speaks again in the first person after a pause or a dash."""
         text = self.text
         count = 0
         companion = False
         previous_end = 0
-        named = _NAMED_SPEAKER.match(text, len(text) - len(text.lstrip()))
-        patient = named.group("name") if named else None
+        labels = list(_NAMED_SPEAKER.finditer(text)) if "(" in text or "（" in text or "[" in text else []
+        if not any(_names_patient(label, patient_names) for label in labels):
+            labels = []
+        next_label = 0
         for start, end in sentence_spans(text):
-            if patient is not None and (label := _NAMED_SPEAKER.match(text, start)) is not None:
-                companion = label.group("name") != patient
-            elif _COMPANION_SPEAKS.match(text, start):
-                companion = True
-            elif _PATIENT_SPEAKS.match(text, start) or (
-                companion
-                and _PATIENT_RESUMES.search(text, previous_end, start)
-                and _FIRST_PERSON.match(text, start)
-            ):
-                companion = False
+            opening = start + len(text[start:end]) - len(text[start:end].lstrip())
+            # The labels up to this sentence's first word say who speaks it.
+            labelled = False
+            while next_label < len(labels) and labels[next_label].start() <= opening:
+                companion = not _names_patient(labels[next_label], patient_names)
+                labelled = True
+                next_label += 1
+            if not labelled:
+                companion = self._companion_speaks(companion, start, previous_end)
             previous_end = end
             counted = not companion and not self._handed_back(start, end)
             if counted and _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE:
                 count += 1
             # A name inside the sentence hands the next ones to whoever it names.
-            if patient is not None:
-                for label in _NAMED_SPEAKER.finditer(text, start + 1, end):
-                    companion = label.group("name") != patient
+            while next_label < len(labels) and labels[next_label].start() < end:
+                companion = not _names_patient(labels[next_label], patient_names)
+                next_label += 1
         return max(1, count)
+
+    def _companion_speaks(self, companion: bool, start: int, previous_end: int) -> bool:
+        """Whether a companion speaks the sentence at `start`, named by who they are ("Wife:"),
+        or goes on speaking until the patient is named or resumes in the first person."""
+        text = self.text
+        if _COMPANION_SPEAKS.match(text, start):
+            return True
+        resumes = _PATIENT_RESUMES.search(text, previous_end, start) and _FIRST_PERSON.match(text, start)
+        if _PATIENT_SPEAKS.match(text, start) or (companion and resumes):
+            return False
+        return companion
 
     def _handed_back(self, start: int, end: int) -> bool:
         sentence = self.text[start:end]
@@ -213,3 +226,10 @@ def _length(text: str, chinese: bool) -> int:
     if chinese:
         return (len(_CJK.findall(text)) + 1) // 2
     return len(_WORD.findall(text))
+
+
+def _names_patient(label: re.Match[str], patient_names: frozenset[str]) -> bool:
+    """Whether a bracketed speaker's name is the patient's (a Chinese label may be part of the
+    full name: 晓雯 of 林晓雯)."""
+    name = label.group("name")
+    return name in patient_names or (not name.isascii() and any(name in whole for whole in patient_names))
