@@ -32,7 +32,7 @@ _OWN_VOICE_AGAIN = re.compile(
 )
 _TAG_QUESTION = re.compile(
     r"[,，]\s*(?:isn'?t it|is it|aren'?t they|right|yeah|don'?t i|haven'?t i|isn'?t that|wouldn'?t it|eh"
-    r"|don'?t they|doesn'?t it|won'?t they|won'?t you"
+    r"|don'?t they|doesn'?t it|won'?t they|won'?t you|won'?t it"
     r"|surely|是吧|对吧|是不是|对不对|没错吧)\s*$"
 )
 

@@ -49,6 +49,7 @@ _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
 # Speakers named in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets it in bed, Dad —
 # (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient's name, the others are
 # companions. Starts on its bracket, so a run of spaces is never tried twice.
+_STAGE_DIRECTION = re.compile(r"[(（][^()（）\n]{0,200}[)）]")
 _NAMED_SPEAKER = re.compile(
     r"[(（\[]\s*(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[\u4e00-\u9fff]{1,4})\s*(?:[:：]\s*[)）\]]|[)）\]]\s*[:：])"
 )
@@ -91,6 +92,13 @@ class _Patient:
         if not any(_names_patient(label, patient_names) for label in labels):
             labels = []
         next_label = 0
+        # A stage direction ("(Looks at the phone, then puts it down.)") is no telling: its words
+        # are blanked for the count, in place, so that the sentences keep their positions.
+        said = (
+            _STAGE_DIRECTION.sub(lambda found: " " * len(found.group()), text)
+            if "(" in text or "（" in text
+            else text
+        )
         for start, end in sentence_spans(text):
             opening = start + len(text[start:end]) - len(text[start:end].lstrip())
             # The labels up to this sentence's first word say who speaks it.
@@ -103,7 +111,7 @@ class _Patient:
                 companion = self._companion_speaks(companion, start, previous_end)
             previous_end = end
             counted = not companion and not self._handed_back(start, end)
-            if counted and _length(text[start:end], self.chinese) >= SPOKEN_SENTENCE:
+            if counted and _length(said[start:end], self.chinese) >= SPOKEN_SENTENCE:
                 count += 1
             # A name inside the sentence hands the next ones to whoever it names.
             while next_label < len(labels) and labels[next_label].start() < end:
