@@ -252,6 +252,11 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "My learned friend has submitted that Rawls wrote A Theory of Utility.",
         "Opposing counsel submitted that Mill wrote the Groundwork.",
         "我先替对方把理由讲到最强：生命权高于一切。我方稍后回应。",
+        # The thirteenth set's kinds (q, read on e460644: an ethics OSCE, an AI review board, a
+        # village committee, a radio phone-in, an audio room), said afresh.
+        "Was utilitarianism invented by accountants to sell spreadsheets? The question answers itself.",
+        "Priya, you said earlier that Rawls invented the veil to defend markets, and I'd push back on that.",
+        "李主任那天在会上说，集体的地都是村长说了算。这话不对。",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -383,6 +388,9 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         "Our campaign leaflet says Mill argued lying is always wrong, and that's true.",
         "Mill was the one who argued lying is always wrong, as our newsletter said last month.",
         "就算把对方的论点讲到最有力，密尔也是主张撒谎永远不对的人。",
+        # Own claims beside the thirteenth set's forms.
+        "You said earlier that Mill was the one who argued lying is always wrong, and you were right.",
+        "我上回在会上说过，密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

@@ -42,6 +42,7 @@ SAMPLES = [
     ("This is exactly the crux of our debate.", Reason.PIVOTAL_POINT),
     ("真正的分歧在于自由的定义。", Reason.PIVOTAL_POINT),
     ("Here's where we really part ways, then: rights or results.", Reason.PIVOTAL_POINT),
+    ("It all turns on whether the patient asked for it.", Reason.PIVOTAL_POINT),
     ("That claim is simply untrue.", Reason.DIRECT_CHALLENGE),
     ("Everyone knows that rights are useful fictions.", Reason.DIRECT_CHALLENGE),
     ("这种说法显然是错的。", Reason.DIRECT_CHALLENGE),
@@ -230,6 +231,7 @@ def test_shipped_examples_each_trigger_a_reason():
         "The party had good vibes, everyone said so.",
         "说白了，我就是不同意这个预算。",
         "Here's where we split the bill, by the way.",
+        "The whole harvest depends on the weather this year.",
     ],
 )
 def test_everyday_sentences_are_not_straw_men(text):
