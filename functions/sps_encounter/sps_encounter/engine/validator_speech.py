@@ -82,8 +82,6 @@ class _SpeechRules(_RunState):
             said = _STAGE_DIRECTION.sub("", said, count=1)
         tokens = opening_tokens(said, self.case.language)
         bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
-        if bigram and self.rules.time_opening.match(said):
-            bigram = None
         previous, self.previous_opening = self.previous_opening, turn
         if (
             bigram
@@ -91,6 +89,8 @@ class _SpeechRules(_RunState):
             and previous is not None
             and not self._opens_nothing(turn)
             and not self._opens_nothing(previous)
+            # Two answers that open on when ("Last night…", 昨天…) answer two questions of time.
+            and not self.rules.time_opening.match(said)
         ):
             self.opener_repeats += 1
             self.warn(
