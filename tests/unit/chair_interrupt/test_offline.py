@@ -257,6 +257,12 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Was utilitarianism invented by accountants to sell spreadsheets? The question answers itself.",
         "Priya, you said earlier that Rawls invented the veil to defend markets, and I'd push back on that.",
         "李主任那天在会上说，集体的地都是村长说了算。这话不对。",
+        # A second review's near misses: a lead-in before the denied question, "oh right /
+        # yeah right, because…", a witness who told the judge.
+        "Okay. Is the death penalty a real deterrent? No.",
+        "Oh right, because clearly nobody has ever been harmed by deregulation.",
+        "Yeah right, because of course billionaires pay their fair share.",
+        "The witness told the judge that Mill wrote the Groundwork.",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -391,6 +397,17 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         # Own claims beside the thirteenth set's forms.
         "You said earlier that Mill was the one who argued lying is always wrong, and you were right.",
         "我上回在会上说过，密尔主张撒谎永远不对。",
+        # A second review's own claims read as hedges: "that's an argument", "if you really
+        # think about it", 说了算 / 说谎 / 说的没错, endorsements, a steelman refused or conceded.
+        "Bentham wrote On Liberty in 1859, and that is an argument!",
+        "Mill was the one who argued lying is always wrong. If you really think about it, that settles it.",
+        "居民说了算，密尔主张撒谎永远不对。",
+        "主持人说的没错，密尔主张撒谎永远不对。",
+        "Opposing counsel argued that Kant was a utilitarian, which is correct.",
+        "That guy just said that Plato wrote the Republic of Letters, and I agree with him.",
+        "The witness told the judge that Mill was the one who argued lying is always wrong, and she was right.",
+        "我不会替对方把理由讲到最强，密尔就是主张撒谎永远不对的人。",
+        "即便把对方的论点讲到最有力，密尔也是主张撒谎永远不对的人。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

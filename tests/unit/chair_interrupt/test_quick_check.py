@@ -232,6 +232,8 @@ def test_shipped_examples_each_trigger_a_reason():
         "说白了，我就是不同意这个预算。",
         "Here's where we split the bill, by the way.",
         "The whole harvest depends on the weather this year.",
+        "That's where we parted ways, back in 2019, when the club folded.",
+        "This is where you and I part ways — I'm getting off at the next stop.",
     ],
 )
 def test_everyday_sentences_are_not_straw_men(text):
