@@ -26,6 +26,11 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         ("I wrote a suicide note when I was fifteen, thank God my mother never found it.", None),
         ("If the council puts the rates up again I'd write a suicide note in triplicate.", None),
         ("上前线之前我写好了遗书，交给了指导员。", None),
+        ("I wrote my suicide note last night, it's under the clock.", HardStop.SELF_HARM),
+        ("我写好遗书了，就放在枕头底下。", HardStop.SELF_HARM),
+        ("我已经写好了遗言，丧事从简，骨灰撒海里。", None),
+        ("I've got it all planned for the cruise: my pills are counted into little bags.", None),
+        ("第一次跳伞，站在舱门口，我想着跳下去就不用再怕了。", None),
         ("I've got it all planned, the pills are in the weekly organizer so I don't forget.", None),
         ("Got it all planned for the surprise party: the note's written, the cake's ordered.", None),
         ("My grandfather wrote a suicide note in 1952 and my aunt burned it.", None),
@@ -48,6 +53,9 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         ("这药水还得一会儿，你等着，搞完了咱再唠。", PAUSE),
         ("等下等下，水开了。", PAUSE),
         ("等阵等阵，有人拍门。", PAUSE),
+        ("等阵等阵，唔系咁嘅，系我细佬先去咗香港。", None),
+        ("锅里还炖着肉，搞完了我们再讲。", PAUSE),
+        ("我去充个电就回来。", PAUSE),
         ("等下等下，不是我大哥，是我二哥去的北大荒。", None),
         ("那会儿队长天天喊：整完了再唠，先干活！", None),
         ("我爸临走前说：等我回来继续。", None),
@@ -86,6 +94,14 @@ def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, e
             False,
         ),
         ("我唔想停药，我唔想再做呢个访问，你哋搵第二个啦。", HardStop.STOP_REQUEST, False),
+        # A second review: a lead-in, and "not done" is no ending.
+        ("Well, I don't want to stop.", None, False),
+        ("Oh no, please, keep going.", None, False),
+        (
+            "I don't want to stop, we haven't even got to the wedding, and I'm not done with Dad's story.",
+            None,
+            False,
+        ),
     ],
 )
 def test_asking_to_go_on_is_no_stop_request(text, stop, pause):
@@ -104,3 +120,11 @@ def test_asking_to_go_on_is_no_stop_request(text, stop, pause):
 def test_wanting_to_talk_on_is_no_refusal(text):
     config = interview_config()
     assert "refusal" not in read_lexicons(config.for_matching(text), config.compiled_lexicon).found
+
+
+def test_really_wanting_to_stop_talking_about_it_is_still_a_topic_change():
+    config = interview_config()
+    found = read_lexicons(
+        config.for_matching("I really want to stop talking about the war now."), config.compiled_lexicon
+    ).found
+    assert "topic_change" in found

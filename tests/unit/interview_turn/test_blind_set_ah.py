@@ -52,6 +52,28 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         ("那次撞了车，我的腿动不了半年。", None),
         ("那帮人现在就在我家门口，已经在敲了。", HardStop.ACUTE_DISTRESS),
         ("我孙子现在就在门口等我呢。", None),
+        # A second review's ordinary sentences the forms misread, and the emergencies they lost.
+        ("我孙子正在外面玩，我怕他摔着。", None),
+        ("他还在电话里跟客户谈呢，恐怕要晚点到。", None),
+        ("那年他打电话来威胁我，我好怕，他还在电话上骂个不停我就挂了。", None),
+        ("佢仲喺电话度，话唔转钱就拉我，我好惊。", HardStop.ACUTE_DISTRESS),
+        ("Sorry, that was my daughter. She's on the phone now to the police about her car.", None),
+        ("每天早上起来我的腰动不了，好疼，得在床上躺半个钟头。", None),
+        (
+            "My little finger's been bent the wrong way since the docks; when it rains it hurts like mad.",
+            None,
+        ),
+        ("At my age, once I've fallen over, I can't get up without a chair to lean on.", None),
+        ("我跌咗落地，好惊呀，起唔到身，冇人喺度，点算？", HardStop.ACUTE_DISTRESS),
+        ("我摔倒了，爬不起来，你快帮我打电话叫救护车，怎么办？", HardStop.ACUTE_DISTRESS),
+        ("I told the board: I'm pulling the plug on the project. Best decision I ever made.", None),
+        ("他进门就说“这活不做了，把钱退了吧”，摔门就走了。", None),
+        ("My wife always jokes the kids would be better off cashing in my life insurance.", None),
+        ("The kids'd be better off cashing in my life insurance, if I'm honest.", HardStop.SELF_HARM),
+        ("我买了老鼠药，放在柜子后面，厨房里闹耗子。", None),
+        ("我就盼着那一天早点来，越快越好。", HardStop.SELF_HARM),
+        ("Dad always told us: give it ten minutes and we'll try again.", None),
+        ("Give me five and we'll carry on.", PAUSE),
     ],
 )
 def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, expected):
