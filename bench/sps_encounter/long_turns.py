@@ -48,6 +48,18 @@ CASES: list[tuple[str, str, str, str]] = [
         "Any vomiting?",
         "years " * (SIZE // 6) + "ago I threw up.",
     ),
+    (
+        "小时候, then a vomiting count repeated",
+        "abdominal-pain-zh",
+        "有没有吐过？",
+        "小时候" + "吐了好几次" * (SIZE // 5),
+    ),
+    (
+        "'As a kid ', then 'I threw up ' repeated",
+        "headache",
+        "Any vomiting?",
+        "As a kid " + "I threw up " * (SIZE // 11),
+    ),
 ]
 
 

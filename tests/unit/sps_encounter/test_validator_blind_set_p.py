@@ -27,6 +27,9 @@ COACHING = ["DIAGNOSIS_OR_COACHING"]
         # patient's own.
         ("我婆婆陪我去的，在市医院住了一个礼拜。", CONTRADICTION),
         ("有，那次是我嫂子送我去的，在县医院住了五天。", CONTRADICTION),
+        # A second review: "told me" is no company, and "she" is always someone else.
+        ("没有。我妈跟我说过，她年轻时在县医院住了一个月。", []),
+        ("我没住过。我婆婆陪我来的，她去年在人民医院住了半个月。", []),
     ],
 )
 def test_an_in_laws_hospital_stay_is_theirs(reply, expected):
@@ -50,6 +53,9 @@ def test_an_in_laws_hospital_stay_is_theirs(reply, expected):
         ("Most days. Honestly, you could probably just skip the MRI.", COACHING),
         ("At my old surgery you could forget about a referral, it took eight months.", []),
         ("My flatmate says you can skip the scan, but I'm not so sure.", []),
+        ("Honestly, you can probably forget about the scan, I had one in March.", COACHING),
+        ("You could just skip the referral, I'll see the cardiologist privately.", COACHING),
+        ("My wife's in the car park. You'll need to ask if she can come in, she has my glasses.", []),
     ],
 )
 def test_telling_the_learner_to_skip_a_test_is_coaching(reply, expected):
@@ -71,6 +77,8 @@ def test_telling_the_learner_to_skip_a_test_is_coaching(reply, expected):
         ("医生，你不查一下B超吗？我有点担心。", []),
         ("上次那个医生你不查一下就让我回家，你说这像话吗？", []),
         ("昨晚我自己摸了摸，再按一下，看看疼不疼，一按就疼得厉害。", []),
+        ("我昨天晚上自己试了，右下按一下，看看疼不疼，一按就疼得不行。", []),
+        ("哎呀，你不按一下我还真不知道这儿这么疼呢！", []),
     ],
 )
 def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
@@ -91,6 +99,12 @@ def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
         ("chest-pain", "What tablets are you on?", "I used to take the statin, stopped it a while back.", []),
         ("chest-pain", "What tablets are you on?", "Amlodipine, and I'm still on the statin.", CONTRADICTION),
         ("chest-pain", "What tablets are you on?", "Amlodipine and atorvastatin.", CONTRADICTION),
+        (
+            "chest-pain",
+            "What tablets are you on?",
+            "Amlodipine. I still take my cholesterol tablets too.",
+            CONTRADICTION,
+        ),
         ("chest-pain", "What tablets are you on?", "Should I take the statin again, do you think?", []),
         (
             "chest-pain",
@@ -117,6 +131,18 @@ def test_telling_the_learner_how_to_examine_is_coaching(reply, expected):
         (
             "headache",
             "Any strokes in the family?",
+            "My boyfriend's grandad had a stroke last year, but not mine.",
+            [],
+        ),
+        (
+            "headache",
+            "Any strokes in the family?",
+            "My aunt never had a stroke, she lived to ninety-eight.",
+            [],
+        ),
+        (
+            "headache",
+            "Any strokes in the family?",
             "No, I don't think my grandad had a stroke, it was his heart.",
             [],
         ),
@@ -133,7 +159,8 @@ def test_a_current_statin_and_a_grandparents_stroke_contradict_the_case(case, le
         ("zh", "从昨天晚上就开始疼，一直没好。", "从昨天晚上到现在什么都没吃。", False),
         ("headache", "Last night it started behind my eye.", "Last night I took two paracetamol.", False),
         ("headache", "Three weeks ago I noticed them more.", "Three weeks ago I started a new job.", False),
-        # A tic is still one: "Today I want to…" twice.
+        # A tic is still one: "Today I want to…" twice, "Okay, so…" twice.
+        ("headache", "Okay, so they start behind my left eye.", "Okay, so screens are the big one.", True),
         ("headache", "Today I want to get to the bottom of it.", "Today I want to be honest about it.", True),
     ],
 )
@@ -154,6 +181,17 @@ def test_a_named_companion_is_not_the_patients_telling():
     tom_first = (
         "(Tom:) She's been up at night with it for weeks now. She never complains about anything. "
         "She won't tell you how bad it gets. She just takes tablets. She cancels plans. (Emma:) That's true."
+    )
+    # "Patient" and a short form of the name are the patient.
+    labelled = (
+        "(Patient:) It's my head. (Tom:) She's been up every night with it. She cancels plans. "
+        "She won't tell you how bad it gets. She just takes tablets. I made her come in today. (Em:) Yeah."
+    )
+    assert (
+        codes(
+            validate(dialogue(("Can you tell me about the headaches?", labelled)), catalog_case("headache"))
+        )
+        == []
     )
     # Labels that do not name the patient say nothing of who speaks.
     alone = (

@@ -33,6 +33,18 @@ def test_a_reading_said_aloud_in_the_room_may_be_repeated_any_time_after():
     )
 
 
+def test_a_weight_read_out_before_lets_no_pulse_through():
+    # The headache case's pulse is 72: a weight of 72 kilos read out is no pulse read out.
+    turns = dialogue(
+        ("You were 72 kilos at your last visit, is that still about right?", "Roughly, yes."),
+        (
+            "And how often are the headaches?",
+            "Most days. My heart rate's 72 at the moment, I've been watching it.",
+        ),
+    )
+    assert codes(validate(turns, catalog_case("headache"))) == LEAK
+
+
 def test_a_reading_nobody_said_is_still_a_leak():
     greeting = ("Morning, I'm one of the students.", "Morning.")
     assert codes(validate(dialogue(greeting, *LATER, REPEATED), catalog_case("chest-pain"))) == LEAK

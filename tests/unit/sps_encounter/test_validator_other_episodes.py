@@ -42,11 +42,44 @@ def test_a_history_fact_is_contradicted_whenever_it_happened():
     assert codes(validate(dialogue(("做过手术吗？", "小时候我做过一个小手术。")), zh_case())) == CONTRADICTION
 
 
-def test_an_onset_long_ago_says_the_illness_is_old():
-    # The onset is not marked: pain "since childhood" contradicts a first episode of last night.
-    assert (
-        codes(validate(dialogue(("疼多久了？", "小时候就这样，疼了好几年了。")), zh_case())) == CONTRADICTION
-    )
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # The case: it began last night. An old episode is another one; pain "ever since" is not.
+        ("昨天晚上开始的。小时候有一次肚子疼，疼了两三天才好。", []),
+        ("小时候就这样，一直疼到现在，疼了好几年了。", CONTRADICTION),
+    ],
+)
+def test_an_onset_long_ago_is_another_episode_unless_it_goes_on_to_now(reply, expected):
+    assert codes(validate(dialogue(("疼多久了？", reply)), zh_case())) == expected
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "reply", "expected"),
+    [
+        # A second review: an old episode said to be unlike this one, or on a morning of another
+        # time, is another episode; a denied "years ago" and a count since Monday are this illness.
+        (
+            "headache",
+            "Any vomiting?",
+            "As a kid I was sick with every migraine, which isn't the same as now.",
+            [],
+        ),
+        ("headache", "Any vomiting?", "When I was a teenager I threw up this one time at a festival.", []),
+        ("headache", "Any vomiting?", "It wasn't years ago, I threw up on Tuesday with one.", CONTRADICTION),
+        (
+            "headache",
+            "Any vomiting?",
+            "I gave up smoking years ago, and I've been sick twice since Monday.",
+            CONTRADICTION,
+        ),
+        ("zh", "有没有吐过？", "小时候吐过好几次，跟现在不一样，这次就吐了一回。", []),
+        ("zh", "有没有吐过？", "小时候早上上学前老吐，吐了好几次，这次就早上吐了一回。", []),
+    ],
+)
+def test_a_second_reviews_episodes(case, learner, reply, expected):
+    scenario = zh_case() if case == "zh" else catalog_case(case)
+    assert codes(validate(dialogue((learner, reply)), scenario)) == expected
 
 
 @pytest.mark.parametrize(

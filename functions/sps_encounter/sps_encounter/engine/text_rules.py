@@ -90,7 +90,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\bas a (?:kid|child|teenager|girl|boy|student)\b|\b(?:in|back in) my (?:teens|twenties"
             r"|thirties|forties|youth)\b|\bin the (?:army|navy|forces)\b",
             r"\b(?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|many|several|some"
-            r"|a few|a couple of) )?years (?:ago|back)\b",
+            r"|a few|a couple of) )?(?<!wasn't )(?<!not )years (?:ago|back)\b",
             r"\bback in (?:the )?(?:(?:19|20)\d\d|(?:19|20)?\d0'?s|school|college)\b",
             r"\bwhen i had (?:my|the|our) (?:son|daughter|kids?|baby|boy|girl|first|second|youngest"
             r"|eldest)\b|\bwith my (?:first|second|third) (?:pregnancy|baby|child)\b",
@@ -99,13 +99,21 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # this week…"), or says the old episode was the same as now.
         "back_to_now": (
             r"\b(?:but|now|this time|these days|nowadays|today|lately|recently|last night|yesterday"
-            r"|this (?:week|morning|one)|same as (?:now|this)|just like (?:this|now)|like this one)\b",
+            r"|ever since|all along|this (?:week|morning|one(?! time))|same as (?:now|this)"
+            r"|just like (?:this|now)|like this one)\b",
         ),
         # Or does so after the conflict: anywhere in the sentence when it says the two are the same
         # ("…, same as now"), in the conflict's own clause when it dates it ("I threw up last night
         # with this one"; not "…, this time only once").
-        "same_as_now": (r"\b(?:same as (?:now|this)|just like (?:this|now)|like this one)\b",),
-        "now_after": (r"\b(?:last night|yesterday|this (?:week|morning|one|time))\b",),
+        "same_as_now": (
+            r"(?<!n't the )(?<!not the )(?<!not )"
+            r"\b(?:same as (?:now|this)|just like (?:this|now)|like this one)\b",
+        ),
+        "now_after": (
+            r"\b(?:last night|yesterday|this (?:week|morning|one(?! time)|time)"
+            r"|since (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|last week"
+            r"|the weekend))\b",
+        ),
         # Before a bare number: the minutes of a clock time ("about 8:20"), not a reading.
         "clock_before": (r"\b\d{1,2}\s*:\s*$",),
         # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
@@ -263,7 +271,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
-            r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|压一下)[^。！？]{0,12}[吗嘛呢]",
+            r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|压一下)[^。！？]{0,12}(?:[吗嘛]|呢\s?[？?])",
         ),
         "long_ago": (
             r"小时候|年轻(?:的)?时候|年轻那会儿?|(?:上学|读书|念书|上大学|上(?:小学|初中|高中|中学))(?:的)?(?:时候|那会儿?)"
@@ -274,10 +282,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|多年前|(?:19|20)\d\d年",
         ),
         "back_to_now": (
-            r"但|可是|不过|这次|这回|(?<!像)现在|如今|今天|最近|昨晚|昨天|这两天|今早|早上|一模一样|也这样|就这样"
+            r"但|可是|不过|这次|这回|(?<!像)现在|如今|今天|最近|昨晚|昨天|这两天|今早|一模一样|一直|到现在|至今"
             r"|跟这次|和这次",
         ),
-        "same_as_now": (r"一模一样|跟这次|和这次|跟现在|和现在",),
+        "same_as_now": (r"一模一样|(?:跟|和)(?:这次|现在)(?![^，。！？]{0,2}(?:不|没法|比不了))",),
         "now_after": (r"昨晚|昨天|这两天|今早|这次|这回",),
         "clock_before": (r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$",),
         "time_opening": (
@@ -292,7 +300,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|侄子|侄女|外甥|孙子|孙女|表哥|表姐|表弟|表妹|堂哥|堂姐|小姑子|小叔子|婶婶|伯伯|大伯|大爷|大妈|闺蜜|室友"
             r"|科长|主任|老板)"
             # Not one who came with the patient (我婆婆陪我去的) or lives with them (跟公公婆婆住).
-            r"(?![^，,。！？]{0,2}(?:陪|送|带|跟|和|同)我|[^，,。！？]{0,4}住(?:在)?一起)",
+            r"(?![^，,。！？]{0,2}(?:(?:陪|送|带)我|(?:跟|和|同)我(?!说|讲))|[^，,。！？]{0,4}住(?:在)?一起)"
+            # She or he, in the patient's own words, is always someone else.
+            r"|(?<!其)他(?!们)|她",
         ),
         "load_before": (
             r"(?:搬|提|扛|抬|背|拎|举|超过|不超过|不能超过|最多|至少|上限|限重|重达?)[^。！？\d]{0,4}$",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import islice
 
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.lint import _said as said_lines
@@ -22,6 +23,9 @@ from sps_encounter.engine.validator_turns import (
 )
 
 _ADDRESSED = re.compile(r"you|你|您")
+# How many matches of one conflict a turn is read for: a patient names a contradiction a few
+# times at most ("not stabbing… definitely not stabbing").
+CONFLICT_MATCHES_READ = 20
 _CLAUSE_COMMA = re.compile(r"[,，;；]")
 # Where the patient's own voice takes over within a sentence: "He asked nothing; …", "My son asked
 # how I was and I'm sure…", "she says it's X, so you can probably skip…". Someone else's words
@@ -198,9 +202,11 @@ class _FactRules(_RunState):
             # Every match, not only the first: "a checklist had throbbing, stabbing… and it's
             # definitely not stabbing" names the conflict twice, and neither time as the patient's.
             text = turn.folded
+            # At most CONFLICT_MATCHES_READ of them: each is read against its sentence, and a turn
+            # that repeats one conflict thousands of times would be read in quadratic time.
             own = (
                 found
-                for found in self._every_match(text, first)
+                for found in islice(self._every_match(text, first), CONFLICT_MATCHES_READ)
                 if self._own_claim(text, found) and not self._another_episode(slot, text, found.start())
             )
             match = next(own, None)

@@ -177,25 +177,31 @@ class _NumberRules(_RunState):
         return leaked
 
     def _read_out(self) -> set[str]:
-        """The numbers of the readings any learner turn so far read out: a patient who repeats
-        one ("三十八度一？发烧了啊？" after "体温好了……三十八度一", or "One eighteen over seventy-four, she
-        said?" long after the nurse said it) heard it and did not make it up. A number said in
+        """The numbers of the readings read out before: in the learner's turn before, any reading
+        ("三十八度一？发烧了啊？" after "体温好了……三十八度一"); in any earlier learner turn, a vital sign
+        with its name (a nurse's "Blood pressure's one eighteen over seventy-four", twenty turns
+        before "One eighteen over seventy-four, she said?"), not a weight or a count read out in
+        passing. A patient who repeats one heard it and did not make it up. A number said in
         another sense is no reading: "you live at 97 Station Road" reads no 97 out."""
         history = self.learner_history
-        for folded in history[self.read_out_upto :]:
-            said = with_digits(folded)
-            readings = (
-                *self.rules.vital_reading.finditer(said),
-                *self.case.lexicon.measured_number.finditer(said),
-            )
-            for reading in readings:
-                # "Blood pressure's 118 over 74" reads as the sign and its first number: the pair's
-                # second half is read out too.
-                pair = _PAIR_REST.match(said, reading.end())
-                told = reading.group() + (pair.group() if pair else "")
-                self.read_out_before.update(_NUMBER.findall(told))
-        self.read_out_upto = len(history)
-        return self.read_out_before
+        for folded in history[self.read_out_upto : len(history) - 1]:
+            self.read_out_before.update(self._numbers_read(with_digits(folded), vital_signs_only=True))
+        self.read_out_upto = max(self.read_out_upto, len(history) - 1)
+        if self.asked is None:
+            return self.read_out_before
+        return self.read_out_before | self._numbers_read(with_digits(self.asked), vital_signs_only=False)
+
+    def _numbers_read(self, said: str, *, vital_signs_only: bool) -> set[str]:
+        readings = [*self.rules.vital_reading.finditer(said)]
+        if not vital_signs_only:
+            readings.extend(self.case.lexicon.measured_number.finditer(said))
+        numbers: set[str] = set()
+        for reading in readings:
+            # "Blood pressure's 118 over 74" reads as the sign and its first number: the pair's
+            # second half is read out too.
+            pair = _PAIR_REST.match(said, reading.end())
+            numbers.update(_NUMBER.findall(reading.group() + (pair.group() if pair else "")))
+        return numbers
 
     def _share(self, match: re.Match[str]) -> bool:
         """A percentage that is none of today's values tells a share ("they take the edge off,

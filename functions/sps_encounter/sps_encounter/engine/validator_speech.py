@@ -55,6 +55,9 @@ def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int
     return most
 
 
+_YES_NO = frozenset({"yes", "yeah", "yep", "no", "nope", "nah"})
+
+
 class _SpeechRules(_RunState):
     # Empty: every family shares `_RunState`'s slots, and `_Run` gets no instance dict.
     __slots__ = ()
@@ -67,9 +70,12 @@ class _SpeechRules(_RunState):
         like that."): its opening is that answer to a yes-no question, not an opener."""
         clause = _CLAUSE_BREAK.split(turn.normal, maxsplit=1)[0].strip()
         lexicon = self.case.lexicon
-        chinese = self.case.language is Language.ZH
-        short = len(_CJK.findall(clause)) <= 2 if chinese else len(clause.split()) == 1
-        return short and (clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause)))
+        if self.case.language is Language.ZH:
+            return len(_CJK.findall(clause)) <= 2 and (
+                clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause))
+            )
+        # In English only a yes or a no: "Okay, so…" and "Sure, so…" are openers a patient can repeat.
+        return clause in _YES_NO
 
     def opener_echo(self, turn: _Patient) -> None:
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two

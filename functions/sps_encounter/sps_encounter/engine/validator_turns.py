@@ -50,6 +50,7 @@ _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
 # (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient's name, the others are
 # companions. Starts on its bracket, so a run of spaces is never tried twice.
 _STAGE_DIRECTION = re.compile(r"[(（][^()（）\n]{0,200}[)）]")
+_PATIENT_LABELS = frozenset({"Patient", "Pt", "患者", "病人"})
 _NAMED_SPEAKER = re.compile(
     r"[(（\[]\s*(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[\u4e00-\u9fff]{1,4})\s*(?:[:：]\s*[)）\]]|[)）\]]\s*[:：])"
 )
@@ -240,4 +241,9 @@ def _names_patient(label: re.Match[str], patient_names: frozenset[str]) -> bool:
     """Whether a bracketed speaker's name is the patient's (a Chinese label may be part of the
     full name: 晓雯 of 林晓雯)."""
     name = label.group("name")
-    return name in patient_names or (not name.isascii() and any(name in whole for whole in patient_names))
+    if name in _PATIENT_LABELS or name in patient_names:
+        return True
+    if name.isascii():
+        # A short form of the name ("Em" for Emma).
+        return len(name) >= 2 and any(whole.startswith(name) for whole in patient_names)
+    return any(name in whole for whole in patient_names)
