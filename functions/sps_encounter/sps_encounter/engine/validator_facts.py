@@ -240,15 +240,15 @@ class _FactRules(_RunState):
         ago, but this one started last week") or after ("…, same as now", 跟这次一模一样)."""
         if slot not in self.case.present_illness:
             return False
+        rules = self.rules
         sentence_start, sentence_end = _sentence_around(text, start)
         last = None
-        for found in self.rules.long_ago.finditer(text, sentence_start, start):
+        for found in rules.long_ago.finditer(text, sentence_start, start):
             last = found
-        if last is None or self.rules.back_to_now.search(text, last.end(), start) is not None:
+        if last is None or rules.back_to_now.search(text, last.end(), start) is not None:
             return False
         clause_break = _CLAUSE_COMMA.search(text, start, sentence_end)
         clause_end = clause_break.start() if clause_break else sentence_end
-        rules = self.rules
         return rules.same_as_now.search(text, start, sentence_end) is None and (
             rules.now_after.search(text, start, clause_end) is None
         )

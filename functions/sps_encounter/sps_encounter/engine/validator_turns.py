@@ -46,10 +46,12 @@ _PATIENT_SPEAKS = re.compile(
 # companion's own pause ("He's been up all night... he was sick") goes on in the third.
 _PATIENT_RESUMES = re.compile(r"(?:\.\.\.|…|—|–)\s*$")
 _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
-# Speakers named in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets it in bed, Dad —
-# (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient's name, the others are
-# companions. Starts on its bracket, so a run of spaces is never tried twice.
+# A stage direction in brackets ("(Looks at the phone, then puts it down.)"): no one's telling.
 _STAGE_DIRECTION = re.compile(r"[(（][^()（）\n]{0,200}[)）]")
+# Speakers named in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets it in bed, Dad —
+# (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient (by name, a short form
+# of it, or "Patient"), the others are companions. Starts on its bracket, so a run of spaces is
+# never tried twice.
 _PATIENT_LABELS = frozenset({"Patient", "Pt", "患者", "病人"})
 _NAMED_SPEAKER = re.compile(
     r"[(（\[]\s*(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[\u4e00-\u9fff]{1,4})\s*(?:[:：]\s*[)）\]]|[)）\]]\s*[:：])"
