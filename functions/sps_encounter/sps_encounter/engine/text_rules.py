@@ -116,10 +116,18 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         # Before a bare number: the minutes of a clock time ("about 8:20"), not a reading.
         "clock_before": (r"\b\d{1,2}\s*:\s*$",),
+        # The learner asks for the last answer again ("Sorry, say again? You cut out."): the answer
+        # after it repeats the one before, and its opening is no echo.
+        "asks_again": (
+            r"\b(?:say (?:that |it )?again|come again|pardon|repeat (?:that|it|the last)"
+            r"|you (?:cut|broke) (?:out|up)|didn'?t (?:catch|hear|get) (?:that|you|the last)|one more time"
+            r"|missed (?:that|the last bit))\b",
+        ),
         # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
         # on an opener: two in a row answer two questions about time, they echo nothing.
         "time_opening": (
-            r"^\W*(?:yesterday|this (?:morning|afternoon|evening)|last (?:night|week|month|year)"
+            r"^\W*(?:yesterday|right now|at the moment|this (?:morning|afternoon|evening)"
+            r"|last (?:night|week|month|year)"
             r"|(?:a|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)\b",
         ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
@@ -288,8 +296,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "same_as_now": (r"一模一样|(?:跟|和)(?:这次|现在)(?![^，。！？]{0,2}(?:不|没法|比不了))",),
         "now_after": (r"昨晚|昨天|这两天|今早|这次|这回",),
         "clock_before": (r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$",),
+        "asks_again": (
+            r"再说一(?:遍|次|下)|再讲一(?:遍|次|下)|没听清|没听到|没听见|重复一(?:遍|次|下)|刚才说(?:什么|啥)|卡(?:了|住了)|断(?:了|掉了)",
+        ),
         "time_opening": (
-            r"^\W*(?:(?:嗯|呃|就|从)[，,]?\s*)?(?:昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周"
+            r"^\W*(?:(?:嗯|呃|就|从)[，,]?\s*)?(?:现在|目前|这会儿|昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周"
             r"|上个?月)",
         ),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
@@ -340,6 +351,7 @@ class TextRules:
     now_after: re.Pattern[str]
     same_as_now: re.Pattern[str]
     time_opening: re.Pattern[str]
+    asks_again: re.Pattern[str]
     clock_before: re.Pattern[str]
     someone_else: re.Pattern[str]
     declines_measurement: re.Pattern[str]
@@ -370,6 +382,7 @@ def text_rules(language: Language) -> TextRules:
         now_after=union(lists["now_after"]),
         same_as_now=union(lists["same_as_now"]),
         time_opening=union(lists["time_opening"]),
+        asks_again=union(lists["asks_again"]),
         clock_before=union(lists["clock_before"]),
         someone_else=union(lists["someone_else"]),
         declines_measurement=union(lists["declines_measurement"]),
