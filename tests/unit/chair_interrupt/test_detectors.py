@@ -56,6 +56,8 @@ def test_assertions_are_not_hedged(text):
         ("Kant said we should maximize happiness for the greatest number.", ("deontology", "utilitarianism")),
         ("Aristotle thought virtue is just following the rules.", ("virtue_ethics", "deontology")),
         ("罗尔斯认为最大多数人的幸福才是一切。", ("contractualism", "utilitarianism")),
+        # A book credited to the wrong thinker (set r, said afresh).
+        ("讲原初状态的那本书是诺齐克写的，对吧？", ("libertarianism", "contractualism")),
     ],
 )
 def test_a_thinker_credited_with_another_schools_claim_is_a_misattribution(text, misattributed):
@@ -98,6 +100,12 @@ def test_concessions_loaded_terms_and_definitions_are_read():
         ("I'll give you the figures after the break.", False),
         ("My argument is the same as it was an hour ago.", False),
         ("他一直站在穷人那边。", False),
+        # The fourteenth set's (r), said afresh.
+        ("OK, 我 concede，这个数据确实说明问题。", True),
+        ("要是病人自己不想知道，那我的立场得改。", True),
+        ("If the trial data hold up, I'll need to revise my position on the rollout.", True),
+        ("他的立场一直没变。", False),
+        ("I need to change my password before the next session.", False),
     ],
 )
 def test_a_concession_in_other_words_is_read(text, conceding):

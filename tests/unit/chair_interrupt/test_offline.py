@@ -263,6 +263,13 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Oh right, because clearly nobody has ever been harmed by deregulation.",
         "Yeah right, because of course billionaires pay their fair share.",
         "The witness told the judge that Mill wrote the Groundwork.",
+        # The fourteenth set's kinds (r, read on 6e64e92: a sixth-form class, a clinical ethics
+        # committee, a union meeting, a livestream with bullet comments, a book club, a podcast
+        # reading a thread aloud), said afresh.
+        "Tomasz said yesterday that Bentham wrote the Social Contract. He's been reading too fast.",
+        "Whatever the pinned comment says, Hume did not coin the categorical imperative.",
+        "Mill did not write the Groundwork; that was Kant.",
+        "如果德性伦理真像有人说的那样只讲做好人，那医院早就不用开伦理会了。",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -408,6 +415,12 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         "The witness told the judge that Mill was the one who argued lying is always wrong, and she was right.",
         "我不会替对方把理由讲到最强，密尔就是主张撒谎永远不对的人。",
         "即便把对方的论点讲到最有力，密尔也是主张撒谎永远不对的人。",
+        # Own claims beside the fourteenth set's forms: 'whatever the ledger says', what I said
+        # last week, what everyone has heard of, my own words taken back.
+        "There are things you may not do to a person, whatever the spreadsheet says. Mill was the one who argued lying is always wrong.",
+        "I said last week that Mill was the one who argued lying is always wrong.",
+        "《利维坦》大家都听说过吧？霍布斯认为最大多数人的幸福才是一切。",
+        "我之前说的安乐死不成立，现在我改主意了。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):
