@@ -101,7 +101,6 @@ def test_concessions_loaded_terms_and_definitions_are_read():
         ("My argument is the same as it was an hour ago.", False),
         ("他一直站在穷人那边。", False),
         # The fourteenth set's (r), said afresh.
-        ("OK, 我 concede，这个数据确实说明问题。", True),
         ("要是病人自己不想知道，那我的立场得改。", True),
         ("If the trial data hold up, I'll need to revise my position on the rollout.", True),
         ("他的立场一直没变。", False),
