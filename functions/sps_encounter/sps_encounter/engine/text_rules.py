@@ -80,7 +80,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("You've not asked about my family yet"): coaching
             # too.
             r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
-            r" (?:me )?(?:about |at |to |for )?(?:my|the)\b",
+            r" (?:me )?(?:(?:about |at |to |for )?(?:my|the)\b|(?:if|whether) i\b)",
         ),
         # Before a conflict of this illness's facts in its sentence: another episode, long past
         # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
@@ -116,6 +116,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         # Before a bare number: the minutes of a clock time ("about 8:20"), not a reading.
         "clock_before": (r"\b\d{1,2}\s*:\s*$",),
+        # The patient brings up a fact of their own accord ("Oh, and by the way, I was sick twice"):
+        # a conflict after it counts whatever the learner asked.
+        "volunteered": (
+            r"\b(?:oh,? and|by the way|oh,? i forgot|another thing|i should (?:say|mention)"
+            r"|i forgot to (?:say|mention))\b",
+        ),
         # The learner asks for the last answer again ("Sorry, say again? You cut out."): the answer
         # after it repeats the one before, and its opening is no echo.
         "asks_again": (
@@ -277,7 +283,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
-            r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:呢|吧)",
+            r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
             r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|压一下)[^。！？]{0,12}(?:[吗嘛]|呢\s?[？?])",
         ),
@@ -295,7 +301,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "same_as_now": (r"一模一样|(?:跟|和)(?:这次|现在)(?![^，。！？]{0,2}(?:不|没法|比不了))",),
         "now_after": (r"昨晚|昨天|这两天|今早|这次|这回",),
-        "clock_before": (r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$",),
+        # Or a day of the month ("这个月初二来的，今天都二十了").
+        "clock_before": (
+            r"(?:\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*(?:点|點)\s*$|\d{1,2}\s*[:：]\s*$"
+            r"|(?:今天|今儿|今日)(?:都|是|已经|才)?\s*$",
+        ),
+        "volunteered": (r"对了|忘了说|顺便说|还有个事|还有一件事",),
         "asks_again": (
             r"再说一(?:遍|次|下)|再讲一(?:遍|次|下)|没听清|没听到|没听见|重复一(?:遍|次|下)|刚才说(?:什么|啥)|卡(?:了|住了)|断(?:了|掉了)",
         ),
@@ -352,6 +363,7 @@ class TextRules:
     same_as_now: re.Pattern[str]
     time_opening: re.Pattern[str]
     asks_again: re.Pattern[str]
+    volunteered: re.Pattern[str]
     clock_before: re.Pattern[str]
     someone_else: re.Pattern[str]
     declines_measurement: re.Pattern[str]
@@ -383,6 +395,7 @@ def text_rules(language: Language) -> TextRules:
         same_as_now=union(lists["same_as_now"]),
         time_opening=union(lists["time_opening"]),
         asks_again=union(lists["asks_again"]),
+        volunteered=union(lists["volunteered"]),
         clock_before=union(lists["clock_before"]),
         someone_else=union(lists["someone_else"]),
         declines_measurement=union(lists["declines_measurement"]),

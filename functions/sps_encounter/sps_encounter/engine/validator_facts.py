@@ -16,6 +16,7 @@ from sps_encounter.engine.validator_turns import (
     _first_phrase,
     _length,
     _meta_value,
+    _next_sentence_end,
     _normal,
     _Patient,
     _recorded,
@@ -133,7 +134,9 @@ class _FactRules(_RunState):
         rules = self.rules
         lead = normal[_clause_start(normal, start) : start]
         if rules.reported.search(lead) or rules.fear.search(lead):
-            return not rules.adopted.search(normal, match.end(), sentence_end)
+            # Taken as the patient's own in its sentence or the next ("I read online it's rebound
+            # headaches. That's what it is, isn't it?").
+            return not rules.adopted.search(normal, match.end(), _next_sentence_end(normal, sentence_end))
         closing = normal[sentence_end : sentence_end + 3]
         # A question the patient asks ("Is it angina?", "会不会是阑尾炎？", "can you prescribe…?")
         # is a worry or a request, not the patient diagnosing or coaching; a statement with a tag
@@ -197,7 +200,7 @@ class _FactRules(_RunState):
             # "No, it's not that bad" answers the question asked: it contradicts the severity only
             # when the learner asked about the severity (or about no fact at all). A short
             # follow-up ("Just that?") is still on the facts asked before it.
-            if asked and slot not in asked:
+            if asked and slot not in asked and not self._volunteered(turn.folded, first.start()):
                 continue
             # Every match, not only the first: "a checklist had throbbing, stabbing… and it's
             # definitely not stabbing" names the conflict twice, and neither time as the patient's.
@@ -219,6 +222,12 @@ class _FactRules(_RunState):
                 f"this contradicts the case's {slot}",
                 {"slot": slot, "match": match.group(0)},
             )
+
+    def _volunteered(self, text: str, start: int) -> bool:
+        """Whether the sentence brings the fact up of the patient's own accord before `start`
+        ("Oh, and by the way, …", 对了，…)."""
+        sentence_start, _ = _sentence_around(text, start)
+        return self.rules.volunteered.search(text, sentence_start, start) is not None
 
     def _every_match(self, text: str, first: re.Match[str]) -> Iterable[re.Match[str]]:
         """`first` and the same pattern's later matches in `text`. A pattern a request brought is

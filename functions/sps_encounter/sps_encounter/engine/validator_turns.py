@@ -5,7 +5,7 @@ with the few text readings the rules share."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -221,6 +221,13 @@ def _sentence_around(text: str, at: int) -> tuple[int, int]:
     if position >= 0 and at < spans[position][1]:
         return spans[position]
     return (0, len(text))
+
+
+def _next_sentence_end(text: str, end: int) -> int:
+    """Where the sentence after the one ending at `end` ends (`end` when none follows)."""
+    starts, spans = _sentences(text)
+    position = bisect_left(starts, end)
+    return spans[position][1] if position < len(spans) else end
 
 
 @lru_cache(maxsize=8)
