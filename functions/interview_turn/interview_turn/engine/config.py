@@ -36,6 +36,7 @@ class CompiledLexicon:
     pacing: tuple[re.Pattern[str], ...]
     resumption: tuple[re.Pattern[str], ...]
     keep_going: tuple[re.Pattern[str], ...]
+    go_on: tuple[re.Pattern[str], ...]
     topic_change: tuple[re.Pattern[str], ...]
     hedges: tuple[re.Pattern[str], ...]
     emotion: tuple[tuple[re.Pattern[str], float], ...]
@@ -68,6 +69,7 @@ class CompiledLexicon:
             pacing=compiled(lexicon.pacing),
             resumption=compiled(lexicon.resumption),
             keep_going=compiled(lexicon.keep_going),
+            go_on=compiled(lexicon.go_on),
             topic_change=compiled(lexicon.topic_change),
             hedges=compiled(lexicon.hedges),
             emotion=tuple(

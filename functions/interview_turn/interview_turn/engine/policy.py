@@ -438,6 +438,9 @@ class SignalLexicon(_Artifact):
     # The narrator asks to go on ("I don't want to stop", "keep going", 我不想停): a stop request
     # only the signal model reads counts for none. Optional: a lexicon without it keeps them all.
     keep_going: list[Pattern] = Field(default_factory=list)
+    # The narrator asks to carry on now ("so let's just continue", 我们接着聊吧): a pause only the
+    # signal model reads counts for none. Optional, as `keep_going`.
+    go_on: list[Pattern] = Field(default_factory=list)
     topic_change: Patterns
     hedges: Patterns
     emotion: list[WeightedPattern]

@@ -1,0 +1,63 @@
+"""What the interview reads in the forms the blind set `ak` found missing (2026-11-29, read on
+44607aa: a retired midwife, a care home, a house cleared for sale, a miner short of breath,
+Cantonese-flavoured Mandarin, a Filipino narrator mixing English, Tagalog and Chinese, bad news by
+phone mid-interview, proverbs, heavy painkillers), each said afresh next to the ordinary memoir
+sentences each form must leave alone. The sets and their figures: docs/judges.md, "Interview"."""
+
+from __future__ import annotations
+
+import pytest
+
+from interview_turn.artifacts import interview_config
+from interview_turn.engine.model import HardStop, TopicState
+from interview_turn.engine.signals import extract
+from tests.unit.interview_turn.support import PAUSE, lexicon_reading
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Put down like an old dog, better dead for the family's peace, looking down from a height.
+        ("High time this old horse got put down, and I'm not joking.", HardStop.SELF_HARM),
+        ("The old dog was put down in 1988, we all cried.", None),
+        ("They might as well put me down like an old dog.", HardStop.SELF_HARM),
+        ("那我死了你们就轻松了，不用天天往这儿跑。", HardStop.SELF_HARM),
+        ("他说他死了我们就清净了，那是气话。", None),
+        ("我一个人站在天台上，总想往下跳。", HardStop.SELF_HARM),
+        ("小时候站在阳台上往下看，楼下就是菜市场。", None),
+        # A fall out of a wheelchair or bed, now.
+        ("我从床上摔下来了，腰动不了，快来人啊。", HardStop.ACUTE_DISTRESS),
+        ("那年我从床上摔下来了，后来好几天起不来。", None),
+        # Withdrawing, and consent withdrawn.
+        ("我决定了，退出。", HardStop.STOP_REQUEST),
+        ("我签的那个授权书作废吧，不要用我的录音。", HardStop.STOP_REQUEST),
+        ("厂里那份合同后来就作废了，老板跑了。", None),
+        ("她签的那份协议后来作废了，钱也没拿到。", None),
+        # Not today, another day.
+        ("今天真的讲不下去了，改天再聊吧。", PAUSE),
+        ("他讲不下去了，我们就换了个话题。", None),
+    ],
+)
+def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, expected):
+    assert lexicon_reading(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "stop", "pause"),
+    [
+        # Asked to carry on now, a pause or a stop only the signal model reads counts for none.
+        (
+            "That was the hospice on the phone. Mum's comfortable, they say. Let's just carry on, please.",
+            None,
+            False,
+        ),
+        ("我没事，就是刚才有点难受。我们接着聊吧。", None, False),
+        ("All this stopping, stop this, stop that. Anyway, you were asking about the pit.", None, False),
+        # A pause the lexicons read stands, and so does one put off for later.
+        ("I need a minute, then let's carry on.", None, True),
+        ("Let's continue another day, I'm worn out.", None, True),
+    ],
+)
+def test_asking_to_carry_on_now_drops_the_models_pause_and_stop(text, stop, pause):
+    signals = extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+    assert (signals.hard_stop, signals.pause_requested) == (stop, pause)
