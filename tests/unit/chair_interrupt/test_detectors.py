@@ -58,6 +58,12 @@ def test_assertions_are_not_hedged(text):
         ("罗尔斯认为最大多数人的幸福才是一切。", ("contractualism", "utilitarianism")),
         # A book credited to the wrong thinker (set r, said afresh).
         ("讲原初状态的那本书是诺齐克写的，对吧？", ("libertarianism", "contractualism")),
+        # A book credited to a thinker of another school (set s, said afresh).
+        ("康德那本《存在与虚无》我大学就读过。", ("deontology", "existentialism")),
+        (
+            "As Rawls argued in his book Anarchy, State, and Utopia, the state should be minimal.",
+            ("contractualism", "libertarianism"),
+        ),
     ],
 )
 def test_a_thinker_credited_with_another_schools_claim_is_a_misattribution(text, misattributed):
@@ -71,6 +77,8 @@ def test_a_thinker_credited_with_another_schools_claim_is_a_misattribution(text,
         "Kant held that lying is always wrong, even to a murderer.",
         "Lying is always wrong, and Bentham would have hated this debate.",  # no attribution of the claim
         "Sartre was a novelist as well as a philosopher.",
+        "Nozick wrote Anarchy, State, and Utopia in 1974, partly as a reply to Rawls.",
+        "萨特那本《存在与虚无》很难读。",
     ],
 )
 def test_a_thinker_with_his_own_view_or_no_claim_is_no_misattribution(text):

@@ -270,6 +270,14 @@ def test_an_alias_inside_a_longer_word_targets_nobody():
         "Whatever the pinned comment says, Hume did not coin the categorical imperative.",
         "Mill did not write the Groundwork; that was Kant.",
         "如果德性伦理真像有人说的那样只讲做好人，那医院早就不用开伦理会了。",
+        # The fifteenth set's kinds (s, read on 44607aa: a studio debate, a select committee, a
+        # start-up board, a round-table talk show, a parents' association, a voice-message
+        # group), said afresh.
+        "对对对，照你这么说，义务论者连善意的谎言都要判死刑。大家想想，这可能吗？",
+        "有个家长跟我说过，康德主张为了孩子撒谎没关系，其实不对。",
+        # Near misses that a retrain let through on earlier sets: a what-question denied, "Oh sure,".
+        "And what did Kant hold, that you may lie to a murderer at the door? Of course not.",
+        "Oh sure, 功利主义嘛，先算器官能救几个人。",
     ],
 )
 def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_hedges(text):
@@ -421,6 +429,9 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         "I said last week that Mill was the one who argued lying is always wrong.",
         "《利维坦》大家都听说过吧？霍布斯认为最大多数人的幸福才是一切。",
         "我之前说的安乐死不成立，现在我改主意了。",
+        # Own claims beside the fifteenth set's forms.
+        "照这么说，我们应该先在初一试点，密尔主张撒谎永远不对。",
+        "有个朋友说得好，密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

@@ -66,6 +66,7 @@ def alternation(patterns: list[str]) -> re.Pattern[str]:
 class CompiledDetectors:
     thinkers: tuple[tuple[str, re.Pattern[str]], ...]
     claims: tuple[tuple[str, re.Pattern[str]], ...]
+    works: tuple[tuple[str, re.Pattern[str]], ...]
     attribution: re.Pattern[str]
     concessions: re.Pattern[str]
     loaded_terms: re.Pattern[str]
@@ -76,6 +77,7 @@ def compile_detectors(detectors: Detectors) -> CompiledDetectors:
     return CompiledDetectors(
         thinkers=tuple((key, alternation(names)) for key, names in detectors.thinkers.items()),
         claims=tuple((key, alternation(claims)) for key, claims in detectors.claims.items()),
+        works=tuple((key, alternation(works)) for key, works in detectors.works.items()),
         attribution=alternation(detectors.attribution),
         concessions=alternation(detectors.concessions),
         loaded_terms=alternation(detectors.loaded_terms),
@@ -108,6 +110,9 @@ def _misattribution(compiled: CompiledDetectors, sentence: str) -> tuple[str, st
     if not credited:
         return None
     claimed = [key for key, pattern in compiled.claims if pattern.search(sentence)]
+    # A book is credited wrongly only when none of its own framework's thinkers is named with it
+    # ("Nozick wrote Anarchy, State, and Utopia, partly as a reply to Rawls" names its author).
+    claimed += [key for key, pattern in compiled.works if key not in credited and pattern.search(sentence)]
     for thinker in credited:
         if claimed and thinker not in claimed:
             return thinker, claimed[0]
@@ -124,10 +129,11 @@ def read(
     text = folded.lower()
     thinkers = frozenset(key for key, pattern in compiled.thinkers if pattern.search(text))
     claims = frozenset(key for key, pattern in compiled.claims if pattern.search(text))
+    works = any(pattern.search(text) for _, pattern in compiled.works)
     misattributed = None
     span = None
     # Sentence by sentence only where the whole chunk holds a thinker, a claim and an attribution.
-    if thinkers and claims and compiled.attribution.search(text):
+    if thinkers and (claims or works) and compiled.attribution.search(text):
         for sentence in _SENTENCES.finditer(text):
             found = _misattribution(compiled, sentence.group())
             if found is not None:

@@ -201,6 +201,9 @@ class Detectors(_Artifact):
     description: str = ""
     thinkers: dict[str, list[Pattern]]
     claims: dict[str, list[Pattern]]
+    # Books by a framework's thinkers ("Anarchy, State, and Utopia" is Nozick's): a thinker of
+    # another framework credited with one is a misattribution. Not a claim of the framework.
+    works: dict[str, list[Pattern]] = Field(default_factory=dict)
     attribution: list[Pattern] = Field(min_length=1)
     concessions: list[Pattern] = Field(min_length=1)
     loaded_terms: list[Pattern] = Field(min_length=1)
@@ -210,4 +213,6 @@ class Detectors(_Artifact):
     def _same_frameworks(self) -> Detectors:
         if set(self.thinkers) != set(self.claims):
             raise ValueError("thinkers and claims must name the same frameworks")
+        if not set(self.works) <= set(self.thinkers):
+            raise ValueError("works must name frameworks the thinkers name")
         return self
