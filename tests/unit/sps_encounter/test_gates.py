@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sps_encounter.engine.gates import Gated, keyed, literals
+from sps_encounter.engine.gates import Gated, keyed, literals, second_gates
 from tests.unit.sps_encounter.support import catalog_case, config
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -49,6 +49,8 @@ def test_a_gate_never_skips_a_pattern_that_matches(scenario, which):
         (r"\bno (known )?allergies\b", ("allergies",)),
         (r"[a-z]+\d", None),
         (r"\b(a|b)c", None),
+        # A Chinese character is selective alone; a single Latin letter is not.
+        (r"抽(个|点)?血", ("抽",)),
     ],
 )
 def test_a_gate_is_the_most_selective_literal_every_match_holds(pattern, gate):
@@ -107,3 +109,25 @@ def test_every_gate_of_a_case_keys_each_literal_once(scenario):
     for gated in (case.conflicts, case.diagnosis, case.guardrails, lexicon.measurement, lexicon.refusal):
         grouped = [literal for _, group in gated.groups for literal in group]
         assert sorted(grouped) == sorted(gated.literals)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "seconds"),
+    [
+        # "the " opens on most turns: a match also holds " one" and "bad" or "worst".
+        (r"\bthe (?:bad|worst) ones?\b", ((" one",), ("bad", "worst"))),
+        # A question mark is selective alone.
+        (r"^\W*(and )?(you|it|that)('s| is)? [^?]*\?\s*$", (("?",),)),
+        (r"\bi (don'?t|never) smoke\b", (("don", "never"), ("i ",))),
+        (r"\bchest pain\b", ()),
+    ],
+)
+def test_second_gates_are_the_other_literal_sets_every_match_holds(pattern, seconds):
+    assert second_gates(pattern) == seconds
+
+
+def test_a_pattern_runs_only_when_its_second_gates_open_too():
+    gated = Gated.of([("severity", r"\bthe (?:bad|worst) ones?\b"), ("other", r"\bthe good ones\b")])
+    assert [name for name, _ in gated.matches("the good ones are fine")] == ["other"]
+    assert [name for name, _ in gated.matches("the worst ones are at night")] == ["severity"]
+    assert gated.first("the one that got away") is None
