@@ -11,6 +11,7 @@ from typing import Any
 
 from chair_interrupt.artifacts import CONFIG_DIR, chair_config, chair_model
 from chair_interrupt.engine.config import ChairConfig
+from chair_interrupt.engine.detectors import Reading, read
 from chair_interrupt.engine.evaluate import Decision, eligible_chairs, offline_decision, seed_for
 from chair_interrupt.engine.model import Chair, EvaluationContext
 from chair_interrupt.engine.prompt import LlmVerdict
@@ -89,3 +90,9 @@ def edit_json(path: Path, edit: Callable[[Any], None]) -> None:
     document = json.loads(path.read_text(encoding="utf-8"))
     edit(document)
     path.write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def detected(text: str) -> Reading:
+    """What the shipped detectors and hedges read in `text`."""
+    cfg = config()
+    return read(cfg.detectors, cfg.hedges, cfg.aliases, text)

@@ -129,11 +129,15 @@ def read(
     text = folded.lower()
     thinkers = frozenset(key for key, pattern in compiled.thinkers if pattern.search(text))
     claims = frozenset(key for key, pattern in compiled.claims if pattern.search(text))
-    works = any(pattern.search(text) for _, pattern in compiled.works)
     misattributed = None
     span = None
-    # Sentence by sentence only where the whole chunk holds a thinker, a claim and an attribution.
-    if thinkers and (claims or works) and compiled.attribution.search(text):
+    # Sentence by sentence only where the whole chunk holds a thinker, a claim or a book, and an
+    # attribution.
+    if (
+        thinkers
+        and (claims or any(pattern.search(text) for _, pattern in compiled.works))
+        and compiled.attribution.search(text)
+    ):
         for sentence in _SENTENCES.finditer(text):
             found = _misattribution(compiled, sentence.group())
             if found is not None:

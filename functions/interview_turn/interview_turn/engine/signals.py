@@ -292,8 +292,9 @@ def extract(
         # "I don't want to stop" reads to the model like a stop request: asked to go on, only the
         # lexicons' own stop request stands (a pause still may: "I don't want to stop, I just need
         # to sit a sec").
-        go_on = _any(lexicon.go_on, text)
-        if learned_stop is HardStop.STOP_REQUEST and (go_on or _any(lexicon.keep_going, text)):
+        if learned_stop is HardStop.STOP_REQUEST and (
+            _any(lexicon.keep_going, text) or _any(lexicon.go_on, text)
+        ):
             learned_stop = None
         if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
             stop = None
@@ -305,7 +306,7 @@ def extract(
             learned_pause = learned_pause or at_the_end == "pause"
         # Asked to carry on now ("…but he said don't come home yet, so let's just continue"), only
         # the lexicons' own pause or stop stands.
-        if go_on:
+        if learned_pause and _any(lexicon.go_on, text):
             learned_pause = False
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, ngrams, features, config.emotion_scale))
