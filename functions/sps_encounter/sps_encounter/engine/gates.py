@@ -79,21 +79,28 @@ def _casefolded(found: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(lit.casefold() for lit in found))
 
 
+SECOND_GATES = 2
+
+
+def _gates(pattern: str) -> tuple[tuple[str, ...] | None, tuple[tuple[str, ...], ...]]:
+    """The gate of `pattern` and its second gates, from one parse: the literal sets of its top
+    level, most selective first (ties in pattern order, as `_alternatives` picks)."""
+    found = [
+        _casefolded(lits) for lits in sorted(_sets(sre_parse.parse(pattern)), key=_selective, reverse=True)
+    ]
+    return (found[0] if found else None), tuple(found[1 : 1 + SECOND_GATES])
+
+
 def literals(pattern: str) -> tuple[str, ...] | None:
     """The gate of `pattern` (matched case-insensitively on casefolded text), or None."""
-    found = _alternatives(sre_parse.parse(pattern))
-    return _casefolded(found) if found else None
-
-
-SECOND_GATES = 2
+    return _gates(pattern)[0]
 
 
 def second_gates(pattern: str) -> tuple[tuple[str, ...], ...]:
     """Beside the gate, up to two more literal sets every match of `pattern` holds one of, most
     selective first: tested only once the gate opens, they spare the search that would fail
     ("the " opens on most turns; "the worst ones" also needs "bad" or "worst")."""
-    found = sorted(_sets(sre_parse.parse(pattern)), key=_selective, reverse=True)
-    return tuple(_casefolded(literals) for literals in found[1 : 1 + SECOND_GATES])
+    return _gates(pattern)[1]
 
 
 def _holds(folded: str, gates: tuple[tuple[str, ...], ...]) -> bool:
@@ -194,8 +201,8 @@ class Gated:
                 else BoundedPattern(folded, re.IGNORECASE, path)
             )
             entries.append((name, compiled))
-            seconds.append(second_gates(folded))
-            gate = literals(folded)
+            gate, second = _gates(folded)
+            seconds.append(second)
             if gate is None:
                 ungated.add(position)
             for literal in gate or ():
