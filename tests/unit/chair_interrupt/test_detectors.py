@@ -60,6 +60,7 @@ def test_assertions_are_not_hedged(text):
         ("讲原初状态的那本书是诺齐克写的，对吧？", ("libertarianism", "contractualism")),
         # A book credited to a thinker of another school (set s, said afresh).
         ("康德那本《存在与虚无》我大学就读过。", ("deontology", "existentialism")),
+        ("Kant's book Being and Nothingness changed my life.", ("deontology", "existentialism")),
         (
             "As Rawls argued in his book Anarchy, State, and Utopia, the state should be minimal.",
             ("contractualism", "libertarianism"),

@@ -226,6 +226,11 @@ def test_a_taken_back_joke_a_report_a_forwarded_post_and_a_question_denied_are_h
         # Own claims beside the fifteenth set's forms.
         "照这么说，我们应该先在初一试点，密尔主张撒谎永远不对。",
         "有个朋友说得好，密尔主张撒谎永远不对。",
+        # An independent review's own claims read as the s forms' hedges.
+        "I did not coin this phrase, but I believe it: Mill was the one who argued lying is always wrong.",
+        "照这么说，我们应该先试点。这可能吗？当然可能。",
+        "Oh sure, I agree with you completely: Mill was the one who argued lying is always wrong.",
+        "有位老师提到过这一点，而我认为他是对的：密尔主张撒谎永远不对。",
     ],
 )
 def test_an_own_claim_is_not_read_as_a_hedge(text):

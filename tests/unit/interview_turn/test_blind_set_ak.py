@@ -20,7 +20,7 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         # Put down like an old dog, better dead for the family's peace, looking down from a height.
         ("High time this old horse got put down, and I'm not joking.", HardStop.SELF_HARM),
         ("The old dog was put down in 1988, we all cried.", None),
-        ("They might as well put me down like an old dog.", HardStop.SELF_HARM),
+        ("Honestly they ought to put me down like an old horse.", HardStop.SELF_HARM),
         ("那我死了你们就轻松了，不用天天往这儿跑。", HardStop.SELF_HARM),
         ("他说他死了我们就清净了，那是气话。", None),
         ("我一个人站在天台上，总想往下跳。", HardStop.SELF_HARM),
@@ -29,7 +29,7 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         ("我从床上摔下来了，腰动不了，快来人啊。", HardStop.ACUTE_DISTRESS),
         ("那年我从床上摔下来了，后来好几天起不来。", None),
         # Withdrawing, and consent withdrawn.
-        ("我决定了，退出。", HardStop.STOP_REQUEST),
+        ("我想好了，退出，别再来找我了。", HardStop.STOP_REQUEST),
         ("我签的那个授权书作废吧，不要用我的录音。", HardStop.STOP_REQUEST),
         ("厂里那份合同后来就作废了，老板跑了。", None),
         ("她签的那份协议后来作废了，钱也没拿到。", None),
@@ -40,6 +40,55 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
 )
 def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, expected):
     assert lexicon_reading(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # An independent review's false alarms of the aj and ak forms: a neighbour's dog, a car,
+        # a mother's catchphrase, a view from a balcony, a night shift, a leaking washing machine,
+        # a flood that year, a fall yesterday, falls as a habit, a story, a son without his key,
+        # words said to a choir, a job contract, tapes burnt long ago.
+        "It's about time that old dog was put down, the neighbour's one, it barks all night.",
+        "Time this old car was put down, honestly.",
+        "妈妈总说：我死了你们就清净了。",
+        "我要是死了你们都清净了——这是我妈的口头禅。",
+        "站在阳台上，我总想往下看看楼下的花园。",
+        "我小时候站在楼顶上老想往下跳，觉得自己会飞。",
+        "If I wasn't working nights, the kids would be happier, I reckon.",
+        "如果我走了，大家就好开饭了，不用等我。",
+        "The water's over my feet in the kitchen every time the washing machine leaks.",
+        "那年发大水，水进屋了，我出不去，在阁楼上待了两天。",
+        "我妈昨天从床上摔下来了，起不来，叫了救护车。",
+        "I've fallen a few times this year and each time I can't get up for a while.",
+        "故事里说，有个贼在撬窗户。",
+        "有个人在撬我家的门，是我儿子忘了带钥匙。",
+        "所以我要退出。那是我跟合唱团说的。",
+        "我签的那份协议作废了，因为公司倒闭了。",
+        "录音都销毁了，那年红卫兵来抄家。",
+    ],
+)
+def test_the_reviews_false_alarms_are_ordinary_speech(text):
+    assert lexicon_reading(text) is None
+
+
+def test_a_form_of_the_review_still_read():
+    assert lexicon_reading("Kalau saya tak ada lagi, semua orang lebih senang.") is HardStop.SELF_HARM
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm worn out. Let's continue on Thursday.",
+        "My head's spinning. Let's carry on next week, love.",
+        "我们下周再接着聊吧。",
+        "今天就到这儿，我们过两天再继续吧。",
+        "我想停一下，我们等我女儿来了再继续吧。",
+    ],
+)
+def test_going_on_another_day_is_still_a_pause(text):
+    signals = extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+    assert signals.pause_requested is True
 
 
 @pytest.mark.parametrize(

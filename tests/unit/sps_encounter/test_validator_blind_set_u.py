@@ -83,10 +83,51 @@ def test_a_conflict_brought_up_unasked_counts_in_english():
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [
-        ("我记农历的，初三来的，今天都二十了。", []),
+        ("我记农历的，初五那天来的，今天是二十。", []),
         ("呼吸有点快，二十了吧我觉得。", ["NUMERIC_LEAKAGE"]),
     ],
 )
 def test_a_day_of_the_month_is_no_reading(reply, expected):
     turns = dialogue(("月经最后一次是什么时候？", reply))
     assert codes(validate(turns, ZH)) == expected
+
+
+@pytest.mark.parametrize(
+    ("case", "learner", "patient", "expected"),
+    [
+        # An independent review's misreadings of the s and u forms.
+        (
+            "chest-pain",
+            "(puts the chest X-ray back on the desk) Any family history?",
+            "(Blood pressure: 152/94 mmHg.)",
+            ["NUMERIC_LEAKAGE"],
+        ),
+        ("zh", "（先不测量，继续问病史）哪里疼？", "血压是152/94。", ["NUMERIC_LEAKAGE"]),
+        (
+            "headache",
+            "Where is the pain?",
+            "Left side. The tablets I take are on the right in the cupboard by the eye drops.",
+            [],
+        ),
+        (
+            "headache",
+            "Any headaches in the past?",
+            "Honestly I'd never had headaches before my teens, then the migraines started.",
+            [],
+        ),
+        ("chest-pain", "Right.", "You haven't asked if I minded you being a student, but I don't.", []),
+        ("zh", "嗯。", "你还没听说吧，我女儿下个月要结婚了。", []),
+        ("zh", "好。", "您还没查完吧？我可以起来了吗", []),
+    ],
+)
+def test_the_reviews_misreadings(case, learner, patient, expected):
+    the_case = ZH if case == "zh" else catalog_case(case)
+    assert codes(validate(dialogue((learner, patient)), the_case)) == expected
+
+
+def test_an_ordinary_question_with_broken_in_it_keeps_the_echo():
+    turns = dialogue(
+        ("最开始是哪里疼？", "肚子一圈都闷闷的，后来才跑到右下边。"),
+        ("以前骨头断了没有？", "肚子一圈都没事，骨头没断过。"),
+    )
+    assert codes(validate(turns, ZH)) == ["OPENER_ECHO"]

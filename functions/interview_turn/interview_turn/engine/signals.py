@@ -305,8 +305,9 @@ def extract(
                 stop = HardStop.ACUTE_DISTRESS
             learned_pause = learned_pause or at_the_end == "pause"
         # Asked to carry on now ("…but he said don't come home yet, so let's just continue"), only
-        # the lexicons' own pause or stop stands.
-        if learned_pause and _any(lexicon.go_on, text):
+        # the lexicons' own pause or stop stands; not when a later time is named ("let's continue
+        # on Thursday", 我们下周再接着聊吧), which is a pause.
+        if learned_pause and _any(lexicon.go_on, text) and not _any(lexicon.resumption, text):
             learned_pause = False
         pause = pause or learned_pause
         feeling = max(feeling, learned_emotion(models.emotion, ngrams, features, config.emotion_scale))

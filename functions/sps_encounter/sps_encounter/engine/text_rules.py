@@ -80,7 +80,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # What the learner has not done yet ("You've not asked about my family yet"): coaching
             # too.
             r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
-            r" (?:me )?(?:(?:about |at |to |for )?(?:my|the)\b|(?:if|whether) i\b)",
+            r" (?:me )?(?:(?:about |at |to |for )?(?:my|the)\b"
+            r"|(?:if|whether) i (?:smoke|drink|take|have|had|get|ever|am|'m)\b)",
         ),
         # Before a conflict of this illness's facts in its sentence: another episode, long past
         # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
@@ -126,7 +127,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # after it repeats the one before, and its opening is no echo.
         "asks_again": (
             r"\b(?:say (?:that |it )?again|come again|pardon|repeat (?:that|it|the last)"
-            r"|you (?:cut|broke) (?:out|up)|didn'?t (?:catch|hear|get) (?:that|you|the last)|one more time"
+            r"|you (?:cut|broke) (?:out|up)|didn'?t (?:catch|hear|get) (?:that|you|the last)"
+            r"|(?:say|tell me) (?:that|it) one more time"
             r"|missed (?:that|the last bit))\b",
         ),
         # A turn that opens on when ("Last night I…", "Last night it was…") opens on its answer, not
@@ -283,7 +285,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
-            r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
+            r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?![说完好])(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
             r"(?:你|您)(?:怎么)?不(?:再)?(?:试试|试一下|按按|按一下|压一下)[^。！？]{0,12}(?:[吗嘛]|呢\s?[？?])",
         ),
@@ -308,7 +310,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         ),
         "volunteered": (r"对了|忘了说|顺便说|还有个事|还有一件事",),
         "asks_again": (
-            r"再说一(?:遍|次|下)|再讲一(?:遍|次|下)|没听清|没听到|没听见|重复一(?:遍|次|下)|刚才说(?:什么|啥)|卡(?:了|住了)|断(?:了|掉了)",
+            r"再说一(?:遍|次|下)|再讲一(?:遍|次|下)|没听清|没听到|没听见|重复一(?:遍|次|下)|刚才说(?:什么|啥)"
+            r"|(?:信号|网络|网|电话|声音|视频)[^。！？]{0,4}(?:卡|断)",
         ),
         "time_opening": (
             r"^\W*(?:(?:嗯|呃|就|从)[，,]?\s*)?(?:现在|目前|这会儿|昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周"
