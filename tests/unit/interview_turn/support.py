@@ -29,7 +29,7 @@ from interview_turn.engine.model import (
     TopicState,
     TurnInput,
 )
-from interview_turn.engine.signals import Signals, read_lexicons
+from interview_turn.engine.signals import Signals, extract, read_lexicons
 from interview_turn.engine.turn import Plan, TurnOutcome, finish_turn, initial_state, plan_turn
 from persona_rails.llm.tokens import count_tokens
 
@@ -267,3 +267,8 @@ def lexicon_reading(text: str) -> HardStop | str | None:
     config = interview_config()
     found = read_lexicons(config.for_matching(text), config.compiled_lexicon)
     return found.hard_stop or (PAUSE if "pacing" in found.found else None)
+
+
+def signals_of(text: str) -> Signals:
+    """The whole extractor's signals for `text` as a first answer (models included)."""
+    return extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from interview_turn.artifacts import interview_config
-from interview_turn.engine.model import HardStop, TopicState
-from interview_turn.engine.signals import extract, read_lexicons
-from tests.unit.interview_turn.support import PAUSE, lexicon_reading
+from interview_turn.engine.model import HardStop
+from interview_turn.engine.signals import read_lexicons
+from tests.unit.interview_turn.support import PAUSE, lexicon_reading, signals_of
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_the_lexicons_read_the_blind_set_forms_and_leave_ordinary_speech(text, e
     ],
 )
 def test_asking_to_go_on_is_no_stop_request(text, stop, pause):
-    signals = extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+    signals = signals_of(text)
     assert (signals.hard_stop, signals.pause_requested) == (stop, pause)
 
 

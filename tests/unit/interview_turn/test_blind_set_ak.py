@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from interview_turn.artifacts import interview_config
-from interview_turn.engine.model import HardStop, TopicState
-from interview_turn.engine.signals import extract
-from tests.unit.interview_turn.support import PAUSE, lexicon_reading
+from interview_turn.engine.model import HardStop
+from tests.unit.interview_turn.support import PAUSE, lexicon_reading, signals_of
 
 
 @pytest.mark.parametrize(
@@ -87,7 +85,7 @@ def test_a_form_of_the_review_still_read():
     ],
 )
 def test_going_on_another_day_is_still_a_pause(text):
-    signals = extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+    signals = signals_of(text)
     assert signals.pause_requested is True
 
 
@@ -108,5 +106,5 @@ def test_going_on_another_day_is_still_a_pause(text):
     ],
 )
 def test_asking_to_carry_on_now_drops_the_models_pause_and_stop(text, stop, pause):
-    signals = extract(interview_config(), text, topic_id="life_story", topic=TopicState(), turn_no=1).signals
+    signals = signals_of(text)
     assert (signals.hard_stop, signals.pause_requested) == (stop, pause)
