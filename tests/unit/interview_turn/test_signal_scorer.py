@@ -278,7 +278,8 @@ def whole_answer_reading(text: str) -> tuple[HardStop | None, bool]:
 
 
 # Taken ill in the middle of a story: read whole, the story outweighs the symptoms (acute distress
-# 0.04 and 0.05 as a whole, against 0.96 and 0.6 for the closing words alone).
+# 0.04 and 0.05 as a whole, against 0.96 and 0.6 for the closing words alone). The Chinese one's
+# symptoms are none the lexicons read alone (眼前发黑 now is one).
 @pytest.mark.parametrize(
     "text",
     [
@@ -287,7 +288,7 @@ def whole_answer_reading(text: str) -> tuple[HardStop | None, bool]:
         "shilling a pot, and the vicar always bought two... wait. I can't feel my left hand. My "
         "chest is so heavy.",
         "我们村东头有口老井，夏天大人们把西瓜吊在井里冰着，傍晚捞上来切开，一村的孩子都围着，"
-        "我奶奶总把最甜的那块留给我，她说我是长孙……等等，我眼前发黑，半边身子动不了了。",
+        "我奶奶总把最甜的那块留给我，她说我是长孙……等等，我头好晕，半边身子动不了了。",
     ],
 )
 def test_a_crisis_that_breaks_off_a_story_is_read_in_its_closing_words(text):
