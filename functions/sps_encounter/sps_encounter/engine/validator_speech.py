@@ -35,6 +35,13 @@ _SPEAKER_LABEL = re.compile(
 # "（伸出手指）"): an action is no opening.
 _STAGE_DIRECTION = re.compile(r"^(?:\W*[(（][^)）]{0,80}[)）]){1,3}\s*")
 
+# An interpreter's or a relative's frame around the patient's words ("He says that's fine.",
+# 她说…): the opening is what follows it, or every relayed turn would echo the one before.
+_RELAY_FRAMES = frozenset(
+    {"he says", "she says", "he said", "she said", "they say", "他说", "她说", "他讲", "她讲"}
+)
+_RELAY = re.compile(r"^[\W_]*(?:he|she|they|他|她)\s*(?:says|said|say|说|讲)\b[\W_]*(?:that\b)?")
+
 # A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?。！？](?!\.)")
 
@@ -77,6 +84,10 @@ class _SpeechRules(_RunState):
         # In English only a yes or a no: "Okay, so…" and "Sure, so…" are openers a patient can repeat.
         return clause in _YES_NO
 
+    def _opening_bigram(self, said: str) -> str | None:
+        tokens = opening_tokens(said, self.case.language)
+        return ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
+
     def opener_echo(self, turn: _Patient) -> None:
         # A short answer or a backchannel ("Mm-hmm.", "No, never.", "没有。") opens nothing: two
         # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
@@ -86,8 +97,10 @@ class _SpeechRules(_RunState):
             said = _SPEAKER_LABEL.sub("", said, count=1)
         if "(" in said[:4] or "（" in said[:4]:
             said = _STAGE_DIRECTION.sub("", said, count=1)
-        tokens = opening_tokens(said, self.case.language)
-        bigram = ("" if self.case.language is Language.ZH else " ").join(tokens) if len(tokens) == 2 else None
+        bigram = self._opening_bigram(said)
+        if bigram in _RELAY_FRAMES:
+            said = _RELAY.sub("", said, count=1)
+            bigram = self._opening_bigram(said)
         previous, self.previous_opening = self.previous_opening, turn
         if (
             bigram
