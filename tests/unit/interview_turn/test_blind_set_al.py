@@ -29,7 +29,10 @@ from tests.unit.interview_turn.support import lexicon_reading, signals_of
         ("当初要是在那条船上淹死了就好了，省得受这些罪。", HardStop.SELF_HARM),
         ("当时雨停了就好了，可偏偏下了一整天。", None),
         # The spouse's pills and one's own, so both can rest.
-        ("Sometimes I look at his tablets and mine and think both of us could finally rest.", HardStop.SELF_HARM),
+        (
+            "Sometimes I look at his tablets and mine and think both of us could finally rest.",
+            HardStop.SELF_HARM,
+        ),
         ("He takes his tablets at eight and then both of us can rest for an hour.", HardStop.SELF_HARM),
         # Blacking out now, panic repeated, someone collapsed now.
         ("我现在一低头就眼前一黑，手脚发麻。", HardStop.ACUTE_DISTRESS),
