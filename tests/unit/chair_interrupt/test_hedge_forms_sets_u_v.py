@@ -1,8 +1,11 @@
-"""The hedge forms the blind set `u` found missing (read on 2c89161: a clinical-ethics consult in
-Mandarin, a schools debate final with points of information, a podcast call-in, a mock trial, an
-"ask me anything", a seminar of non-native speakers, a Cantonese radio phone-in, a Taipei
-philosophy café in Traditional characters), said afresh, and the own claims beside them that
-must stay claims. A hedged chunk never interrupts below aggressiveness 5 (test_offline.py)."""
+"""The hedge forms the blind sets `u` and `v` found missing, said afresh, and the own claims beside
+them that must stay claims. `u` (read on 2c89161): a clinical-ethics consult in Mandarin, a
+schools debate final with points of information, a podcast call-in, a mock trial, an "ask me
+anything", a seminar of non-native speakers, a Cantonese radio phone-in, a Taipei philosophy café
+in Traditional characters. `v` (read on 8fb2ac0): a Chinese university debate with
+cross-examination, a court of appeal, a Singapore TV panel, an AI-ethics hackathon's judges, a
+medical ethics exam, a temple dharma talk, a forum read by a text-to-speech voice, a session
+interpreted live. A hedged chunk never interrupts below aggressiveness 5 (test_offline.py)."""
 
 from __future__ import annotations
 
@@ -32,6 +35,16 @@ from tests.unit.chair_interrupt.support import detected
         "如果安乐死在台湾真的已经合法，我们今天就不用讨论了。",
         "要是康德真的主张可以说谎，那他的伦理学就全垮了。当然不是这样。",
         "If Mill really had said lying is always wrong, he'd have contradicted his whole book. Of course he didn't.",
+        # The set v: the other side's case at its strongest, in two languages at once.
+        "Let me 先 present 反方最 strong 的论点：数据越多，诊断越准。我等下回应。",
+        "Let me give the prosecution's case its best shot: the nurse knew, and said nothing.",
+        # A common mistake named and put right.
+        "A common mistake is to say Kant wrote Utilitarianism; it was Mill.",
+        "很常见的错误是把边沁写成《论自由》的作者，其实是密尔。",
+        # A counterfactual answered in its next sentence.
+        "如果康德真的是功利主义者，那他就不会写《道德形而上学奠基》了。但他写了，而且写得很清楚。",
+        # Someone else's note read out.
+        "Opposing counsel's note says Mill wrote the Critique of Pure Reason. It was Kant, my Lord.",
     ],
 )
 def test_the_sets_forms_are_hedges(text):
@@ -49,6 +62,10 @@ def test_the_sets_forms_are_hedges(text):
         "Does being a Kantian mean you never lie? Yes, and that's exactly the point.",
         "如果法案通过，医生就要承担更多责任。",
         "If the bill passes, Mill's harm principle is what the court will read first.",
+        "Let me present my own case first: Mill was the one who argued lying is always wrong.",
+        "The most common mistake in triage is waiting too long, and Mill was the one who argued lying is always wrong.",
+        "如果你真的想帮病人，就该告诉他实情，但要注意方式。",
+        "My notes say Mill was the one who argued lying is always wrong, and I stand by them.",
     ],
 )
 def test_own_claims_beside_them_stay_claims(text):
