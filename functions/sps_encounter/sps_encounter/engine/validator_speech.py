@@ -82,7 +82,11 @@ class _SpeechRules(_RunState):
                 clause in lexicon.source.affirmatives or bool(lexicon.negation.match(clause))
             )
         # In English only a yes or a no: "Okay, so…" and "Sure, so…" are openers a patient can repeat.
-        return clause in _YES_NO
+        if clause in _YES_NO:
+            return True
+        # Speech recognition writes no commas ("no nothing like that no weakness or numbness"): in a
+        # turn without a single clause break, a first word that answers yes or no is set apart too.
+        return clause == turn.normal.strip() and clause.split(" ", 1)[0] in _YES_NO
 
     def _opening_bigram(self, said: str) -> str | None:
         tokens = opening_tokens(said, self.case.language)
