@@ -26,14 +26,14 @@ from tests.unit.interview_turn.support import lexicon_reading, signals_of
         ("这个菜没得啥子意思，太淡了。", None),
         ("柜子里那瓶安眠药，有时候真想一口吃了算了。", HardStop.SELF_HARM),
         ("那瓶农药过期了，倒了算了。", None),
-        ("当初要是在那条船上淹死了就好了，省得受这些罪。", HardStop.SELF_HARM),
+        ("我常想，当初要是在那条船上淹死了就好了，省得受这些罪。", HardStop.SELF_HARM),
         ("当时雨停了就好了，可偏偏下了一整天。", None),
         # The spouse's pills and one's own, so both can rest.
         (
-            "Sometimes I look at his tablets and mine and think both of us could finally rest.",
+            "Sometimes I look at his tablets and mine and think, take them all together and both of us could finally rest.",
             HardStop.SELF_HARM,
         ),
-        ("He takes his tablets at eight and then both of us can rest for an hour.", HardStop.SELF_HARM),
+        ("He takes his tablets at eight and then both of us can rest for an hour.", None),
         # Blacking out now, panic repeated, someone collapsed now.
         ("我现在一低头就眼前一黑，手脚发麻。", HardStop.ACUTE_DISTRESS),
         ("那次在地里干活，我眼前一黑就倒了。", None),

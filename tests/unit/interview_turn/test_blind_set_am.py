@@ -24,14 +24,15 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
         # Gas now, with its symptoms.
         ("煤气味好重，头晕，门也打不开。", HardStop.ACUTE_DISTRESS),
         ("那年煤气味很重，头晕了好几天，后来换了灶。", None),
-        # Possessions given away before an exit; the insurance checked for suicide; a step away.
+        # Possessions given away before an exit; the insurance that pays for suicide too; a step away.
         (
             "I'm giving my things away, the records to Paul, I won't need them where I'm going.",
             HardStop.SELF_HARM,
         ),
         ("I'm giving my things away because we're moving into a flat.", None),
         ("Sorting everything out before the final exit, that's me these days.", HardStop.SELF_HARM),
-        ("I checked whether the insurance pays out for suicide. It does, after a year.", HardStop.SELF_HARM),
+        ("我查过了，保险上说自杀满两年也赔。", HardStop.SELF_HARM),
+        ("I checked the travel insurance, the suicide clause was in small print.", None),
         ("保险公司说他是自杀，不赔，那是九八年的事。", None),
         ("我在桥上站过两次，就差最后一步。", HardStop.SELF_HARM),
         ("他在桥上站了一会儿，就走了。", None),
