@@ -42,7 +42,7 @@ from tests.unit.chair_interrupt.support import detected
         "A common mistake is to say Kant wrote Utilitarianism; it was Mill.",
         "很常见的错误是把边沁写成《论自由》的作者，其实是密尔。",
         # A counterfactual answered in its next sentence.
-        "如果康德真的是功利主义者，那他就不会写《道德形而上学奠基》了。但他写了，而且写得很清楚。",
+        "如果康德真的是功利主义者，那他就不会写《道德形而上学奠基》了。但他其实在1785年就写了。",
         # Someone else's note read out.
         "Opposing counsel's note says Mill wrote the Critique of Pure Reason. It was Kant, my Lord.",
     ],
@@ -66,6 +66,18 @@ def test_the_sets_forms_are_hedges(text):
         "The most common mistake in triage is waiting too long, and Mill was the one who argued lying is always wrong.",
         "如果你真的想帮病人，就该告诉他实情，但要注意方式。",
         "My notes say Mill was the one who argued lying is always wrong, and I stand by them.",
+        # An independent review's own claims read as the u and v forms' hedges.
+        "Let me put the case as strongly as I can: the carbon tax works, and here is the data.",
+        "Let me present our strongest evidence first: Mill was the one who argued lying is always wrong.",
+        "Let me give the strongest reason: Locke published in 1689.",
+        "最常见的错误是忘记洗手，这导致了一半的院内感染。",
+        "A common error is about 3%, so this result is within noise.",
+        "A common mistake is to skip the warm-up, and that is what tore his hamstring.",
+        "如果我们真的要减排，就必须征碳税。但是税收必须返还给家庭。",
+        "如果你真的想赢，今天就不用再讨论了，我们直接投票。",
+        "Your slide says the treaty was signed in 1648, and that is correct.",
+        "The WHO's brief states that the vaccine is safe, and I agree with every word.",
+        "Does being a vegan mean you cannot eat honey? Come on, everyone knows that it does.",
     ],
 )
 def test_own_claims_beside_them_stay_claims(text):
