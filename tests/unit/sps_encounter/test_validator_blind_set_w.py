@@ -19,7 +19,10 @@ READING = "(Blood pressure: 152/94 mmHg.) (Pulse: 88 beats per minute.) Cold, th
     ("learner", "expected"),
     [
         # The readings asked for in a few words, at the start of a sentence.
-        ("Lovely. Now your blood pressure and pulse, please.", []),
+        ("Right. Next your pulse and your sats, please.", []),
+        # An independent review: a history question or a time of day asks for no reading.
+        ("And your family history of blood pressure, please.", ["NUMERIC_LEAKAGE"]),
+        ("The worst time for your blood pressure, quickly.", ["NUMERIC_LEAKAGE"]),
         ("Okay, the BP next.", []),
         ("And the pulse, how fast does it feel when it starts?", ["NUMERIC_LEAKAGE"]),
     ],
@@ -27,6 +30,14 @@ READING = "(Blood pressure: 152/94 mmHg.) (Pulse: 88 beats per minute.) Cold, th
 def test_readings_asked_for_in_a_few_words(learner, expected):
     turns = dialogue((learner, READING))
     assert codes(validate(turns, catalog_case("chest-pain"))) == expected
+
+
+def test_no_one_is_no_answer_and_still_echoes():
+    turns = dialogue(
+        ("anyone in the family with heart trouble", "no one in my family had heart trouble as far as i know"),
+        ("has anyone at work noticed", "no one at work has said anything to me"),
+    )
+    assert codes(validate(turns, catalog_case("chest-pain"))) == ["OPENER_ECHO"]
 
 
 def test_no_set_apart_by_speech_recognition_opens_nothing():
@@ -39,7 +50,7 @@ def test_no_set_apart_by_speech_recognition_opens_nothing():
 
 def test_an_opener_without_commas_still_echoes():
     turns = dialogue(
-        ("what brings you in", "well to be honest it's the chest"),
-        ("and when did it start", "well to be honest about a month ago"),
+        ("what brings you in", "to tell you the truth it's the chest"),
+        ("and when did it start", "to tell you the truth about a month ago"),
     )
     assert codes(validate(turns, catalog_case("chest-pain"))) == ["OPENER_ECHO"]

@@ -35,14 +35,15 @@ _SPEAKER_LABEL = re.compile(
 # "（伸出手指）"): an action is no opening.
 _STAGE_DIRECTION = re.compile(r"^(?:\W*[(（][^)）]{0,80}[)）]){1,3}\s*")
 
-# An interpreter's or a relative's frame around the patient's words ("He says that's fine.",
-# 她说…): the opening is what follows it, or every relayed turn would echo the one before.
+# An interpreter's frame around the patient's words, in a turn that names its speaker
+# ("(Interpreter:) He says that's fine.", "翻译：她说…"): the opening is what follows it, or every
+# relayed turn would echo the one before. Without a label "He said it was…" is the patient's own
+# opener (quoting a GP, a wife), and "They say my dad…" is hearsay.
 _RELAY_FRAMES = frozenset(
     {"he says", "she says", "he said", "she said", "they say", "他说", "她说", "他讲", "她讲"}
 )
-_RELAY = re.compile(r"^[\W_]*(?:he|she|they|他|她)\s*(?:says|said|say|说|讲)\b[\W_]*(?:that\b)?")
+_RELAY = re.compile(r"^[\W_]*(?:he|she|they|他|她)\s*(?:(?:says|said|say)\b|说|讲)[\W_]*(?:that\b)?")
 
-# A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?。！？](?!\.)")
 
 
@@ -63,6 +64,10 @@ def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int
 
 
 _YES_NO = frozenset({"yes", "yeah", "yep", "no", "nope", "nah"})
+# "No" that answers nothing: "no one at work", "no longer", "no idea".
+_NO_AS_A_WORD = frozenset(
+    {"no one", "no longer", "no more", "no way", "no idea", "no need", "no matter", "no doubt", "no wonder"}
+)
 
 
 class _SpeechRules(_RunState):
@@ -86,7 +91,12 @@ class _SpeechRules(_RunState):
             return True
         # Speech recognition writes no commas ("no nothing like that no weakness or numbness"): in a
         # turn without a single clause break, a first word that answers yes or no is set apart too.
-        return clause == turn.normal.strip() and clause.split(" ", 1)[0] in _YES_NO
+        first_two = clause.split(" ", 2)[:2]
+        return (
+            clause == turn.normal.strip()
+            and first_two[0] in _YES_NO
+            and " ".join(first_two) not in _NO_AS_A_WORD
+        )
 
     def _opening_bigram(self, said: str) -> str | None:
         tokens = opening_tokens(said, self.case.language)
@@ -97,12 +107,14 @@ class _SpeechRules(_RunState):
         # in a row are no echo, and neither is a turn after one. Read only on a repeat (most turns
         # open differently), so it costs nothing per turn.
         said = turn.folded
+        labelled = False
         if ":" in said or "：" in said:
-            said = _SPEAKER_LABEL.sub("", said, count=1)
+            said, labels = _SPEAKER_LABEL.subn("", said, count=1)
+            labelled = labels > 0
         if "(" in said[:4] or "（" in said[:4]:
             said = _STAGE_DIRECTION.sub("", said, count=1)
         bigram = self._opening_bigram(said)
-        if bigram in _RELAY_FRAMES:
+        if labelled and bigram in _RELAY_FRAMES:
             said = _RELAY.sub("", said, count=1)
             bigram = self._opening_bigram(said)
         previous, self.previous_opening = self.previous_opening, turn
