@@ -29,6 +29,7 @@ from sps_encounter.engine import lint
 from sps_encounter.engine.case import Language, Persona, Scenario
 from sps_encounter.engine.compiled import Case, CaseMismatch, compile_case
 from sps_encounter.engine.policy import GoldRule, GoldStandard, Lexicon, Policy
+from sps_encounter.engine.text_rules import text_rules
 
 CONFIG_DIR = Path(__file__).parent / "config"
 # Each artifact's schema; `make sps-schemas` writes them as JSON Schema into config/schemas/.
@@ -147,13 +148,16 @@ def sps_config() -> SpsConfig:
 
 
 def build_catalog_cases(config: SpsConfig) -> int:
-    """Every catalog case built and compiled now; under SnapStart, init does this once per
-    published version, so no restored copy's first turn compiles anything. Returns the count."""
+    """Every catalog case built and compiled now, and the validator's text rules of each case's
+    language; under SnapStart, init does this once per published version, so no restored copy's
+    first turn or first validation compiles anything. Returns the count of cases."""
     built = 0
     for scenario in config.scenarios.values():
         for persona in _playable(config, scenario):
             case_of(config, scenario, persona).build()
             built += 1
+    for language in {scenario.value.language for scenario in config.scenarios.values()}:
+        text_rules(language).reading_request.build()
     return built
 
 

@@ -226,8 +226,11 @@ _WORD_NUMBER = re.compile(rf"\b{_UNDER_HUNDRED}\b", re.IGNORECASE)
 _SPOKEN_DECIMAL = re.compile(rf"\b(\d+) point ({'|'.join(('zero', *_UNITS))})\b", re.IGNORECASE)
 
 
+_WORD_BREAK = re.compile(r"[- ]")
+
+
 def _under_hundred(words: str) -> int:
-    return sum(_WORD_VALUE[word] for word in re.split(r"[- ]", words.lower()))
+    return sum(_WORD_VALUE[word] for word in _WORD_BREAK.split(words.lower()))
 
 
 def with_english_numerals(text: str) -> str:
