@@ -44,6 +44,7 @@ _RELAY_FRAMES = frozenset(
 )
 _RELAY = re.compile(r"^[\W_]*(?:he|she|they|他|她)\s*(?:(?:says|said|say)\b|说|讲)[\W_]*(?:that\b)?")
 
+# A sentence ends at . ! ? 。！？ but not at an ellipsis ("uh... I don't, um, know" is one).
 _SENTENCE_END = re.compile(r"(?<!\.)[.!?。！？](?!\.)")
 
 
