@@ -281,9 +281,10 @@ def extract(
     models = config.local_models
     if models is not None:
         # The lexicons are sure of what they find; the models may add what they missed, and take
-        # nothing away but one: a stop request that names a return and that the model reads as a
-        # pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，下个礼拜再继续).
-        # A pause keeps the session open for the return, where a stop would close it for good.
+        # nothing away but one: a stop request that names a return and that the model or the
+        # lexicons read as a pause ("Let's stop here for today, tomorrow we go on", 今天就到这里吧，
+        # 下个礼拜再继续). A pause keeps the session open for the return, where a stop would close
+        # it for good.
         # An answer that may end in a crisis or a pause has its closing words read alone too.
         features = reading.features
         ngrams = text_grams(text)
@@ -296,7 +297,13 @@ def extract(
             _any(lexicon.keep_going, text) or _any(lexicon.go_on, text)
         ):
             learned_stop = None
-        if stop is HardStop.STOP_REQUEST and learned_pause and _any(lexicon.resumption, text):
+        # The lexicons' acute distress goes the same way beside their own pause that names the
+        # return ("I need a minute, my hands are shaking… then we continue"): whoever plans the
+        # carrying on is managing the moment. The model's own acute reading still stands (`graver`).
+        eased = (stop is HardStop.STOP_REQUEST and (learned_pause or pause)) or (
+            stop is HardStop.ACUTE_DISTRESS and pause
+        )
+        if eased and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
         if stop is None and may_end_in_a_signal(probabilities):
