@@ -82,3 +82,33 @@ def test_only_hedged_chunks_that_warrant_no_interruption_count_as_hedged_false_a
     run_eval(args)
     figures = json.loads(capsys.readouterr().out)["chair"]["targets"]
     assert figures["hedged_chunks"] == 1
+
+
+def test_a_set_of_ones_own_with_a_bad_line_or_no_file_gets_a_clear_error_not_a_traceback(tmp_path, capsys):
+    good = {"text": "Could we take a break?", "lang": "en", "signal": "pause", "emotion": "low"}
+    path = tmp_path / "mine.jsonl"
+    path.write_text(
+        json.dumps(good) + "\n" + json.dumps({**good, "situation": "x" * 81}) + "\n", encoding="utf-8"
+    )
+    args = argparse.Namespace(
+        judges=["interview"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
+    )
+    assert run_eval(args) == 2
+    err = capsys.readouterr().err
+    assert "mine.jsonl:2" in err
+    assert "situation" in err
+    args.set = str(tmp_path / "missing.jsonl")
+    assert run_eval(args) == 2
+    assert "missing.jsonl: no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "unsafe"),
+    [
+        # Declined like an unsafe request, but judged as a role question of its own.
+        ("Sorry, I have to ask, are you an actor or a real patient?", "no"),
+        ("Take these tablets for me now, go on.", "yes"),
+    ],
+)
+def test_the_sps_judge_reads_a_role_question_as_no_unsafe_request(text, unsafe):
+    assert judge("sps").decide(text, "chest-pain|unsafe") == unsafe

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from persona_rails_dev.evalsets import EvalSetError
 from persona_rails_dev.evaluate.report import FLOORS, ceiling, check_floors, figures, measure, read_floors
 from persona_rails_dev.judges import NAMES, judge
 
@@ -108,12 +109,20 @@ def run(args: argparse.Namespace) -> int:
         return 2
     floors = read_floors() if FLOORS.exists() else {}
     reports, failures = {}, []
+    own = Path(args.set) if args.set else None
+    if own is not None and not own.is_file():
+        print(f"rails eval: --set {own}: no such file", file=sys.stderr)
+        return 2
     for name in names:
         measured = judge(name)
-        own = Path(args.set) if args.set else None
-        report = measure(
-            measured, str(own) if own else args.split, transforms=not args.no_transforms, path=own
-        )
+        try:
+            report = measure(
+                measured, str(own) if own else args.split, transforms=not args.no_transforms, path=own
+            )
+        except EvalSetError as exc:
+            # A set of one's own with a bad line: its file, line and field, not a traceback.
+            print(f"rails eval: {exc}", file=sys.stderr)
+            return 2
         reports[name] = report
         targets = measured.targets() if hasattr(measured, "targets") else {}
         still_open = measured.open_targets() if hasattr(measured, "open_targets") else {}
