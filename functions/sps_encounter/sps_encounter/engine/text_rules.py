@@ -138,6 +138,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"|last (?:night|week|month|year)"
             r"|(?:a|one|two|three|four|five|six|a few|a couple of) (?:days?|weeks?|months?|years?) ago)\b",
         ),
+        # A turn that opens on not knowing ("I don't know… three weeks?") hesitates before its
+        # answer: a patient unsure of one fact after another echoes no opener.
+        "unsure_opening": (
+            r"^\W*(?:i (?:don'?t|do not) know|i dunno|i'?m not (?:sure|certain)|not sure|dunno"
+            r"|i can'?t (?:remember|say))\b",
+        ),
         # In a sentence asking "what if": a value imagined, not read ("If my blood pressure went up
         # to 180, would I…?").
         "hypothetical": (r"\b(?:if|what if|suppose|supposing|say it|in case|imagine|unless|should it)\b",),
@@ -317,6 +323,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"^\W*(?:(?:嗯|呃|就|从)[，,]?\s*)?(?:现在|目前|这会儿|昨天|今天|前天|昨晚|今早|今晚|早上|上午|中午|下午|晚上|半夜|夜里|刚才|去年|前年|上周"
             r"|上个?月|(?:昨|今|前)儿(?:个)?|早起|晌午)",
         ),
+        "unsure_opening": (r"^\W*(?:我)?(?:不(?:知道|晓得|清楚|太清楚|记得|确定)|说不(?:好|准|清)|记不清)",),
         "hypothetical": (r"如果|要是|万一|假如|假设|的话",),
         "declines_measurement": (r"(?:不用|别|不必|没必要|用不着)(?:再)?(?:量|测|查|测量)",),
         "someone_else": (
@@ -365,6 +372,7 @@ class TextRules:
     now_after: re.Pattern[str]
     same_as_now: re.Pattern[str]
     time_opening: re.Pattern[str]
+    unsure_opening: re.Pattern[str]
     asks_again: re.Pattern[str]
     volunteered: re.Pattern[str]
     clock_before: re.Pattern[str]
@@ -397,6 +405,7 @@ def text_rules(language: Language) -> TextRules:
         now_after=union(lists["now_after"]),
         same_as_now=union(lists["same_as_now"]),
         time_opening=union(lists["time_opening"]),
+        unsure_opening=union(lists["unsure_opening"]),
         asks_again=union(lists["asks_again"]),
         volunteered=union(lists["volunteered"]),
         clock_before=union(lists["clock_before"]),

@@ -127,6 +127,7 @@ class _SpeechRules(_RunState):
             and not self._opens_nothing(previous)
             # Two answers that open on when ("Last night…", 昨天…) answer two questions of time.
             and not self.rules.time_opening.match(said)
+            and not self.rules.unsure_opening.match(said)
             # Asked again ("Sorry, say again?", 没听清), the patient says it again.
             and not (self.asked and self.rules.asks_again.search(self.asked))
         ):
