@@ -70,10 +70,10 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # A question that tells the learner what to do ("Shouldn't you be checking my neck?"):
         # coaching, though asked.
         "coaching_question": (
-            r"\b(?:shouldn'?t|aren'?t|don'?t|won'?t) you (?:be |first |also )?(?:going to |gonna "
+            r"\b(?:(?:shouldn'?t|aren'?t|don'?t|won'?t) you|(?:should|are|do|will) you not) (?:be |first |also )?(?:going to |gonna "
             r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?"
             r"(?:about|if|whether|what|how|when|which)|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on"
-            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in) my"
+            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in|into) (?:the back of )?(?:my|me)"
             # An order with its object: "Aren't you ordering too many tests?" is a complaint.
             r"|order(?:ing)? (?:me )?(?:an? |some |the )?(?:\w+ )?(?:scans?|tests?|x-?rays?|bloods?|ecg"
             r"|ekg|mri|ct|ultrasound|echo|angiogram|troponin)|test(?:ing)? (?:my|for))\b",
@@ -288,7 +288,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # A question that tells the learner what to do ("你是不是该按一下我右下腹？"): coaching, though
         # asked.
         "coaching_question": (
-            r"(?:你|您)(?:是不是|是否|难道不|不是)(?:还|也)?(?:该|应该|应当|需要|得)(?:先|再|也)?(?:给我|帮我)?"
+            r"(?:你|您)(?:是不是|是否|难道不|不是)(?:还|也)?(?:该|应该|应当|需要|得|要)(?:先|再|也)?(?:给我|帮我)?"
             r"(?:按|摸|压|查|检查|听|量|问|开|做)",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?![说完好])(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
