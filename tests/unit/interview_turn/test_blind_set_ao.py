@@ -60,9 +60,13 @@ def test_a_pause_asked_for_with_hold_on(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # A pause that names the return eases the lexicons' stop request and acute distress.
+        # A pause that names the return eases the lexicons' stop request, never acute distress
+        # (an independent review: "hang on, don't hang up" is said because of an emergency).
         ("别问了，让我歇会儿，一会儿再说。", None),
-        ("I need a minute, my hands are shaking. Let me get some tea, then we'll carry on.", None),
+        (
+            "I need a minute, my hands are shaking. Let me get some tea, then we'll carry on.",
+            HardStop.ACUTE_DISTRESS,
+        ),
         # Without a return named they stand.
         ("别问了，我不想说了。", HardStop.STOP_REQUEST),
         ("My hands are shaking and I can't stop them, I'm so frightened.", HardStop.ACUTE_DISTRESS),

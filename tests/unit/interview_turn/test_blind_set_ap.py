@@ -18,7 +18,8 @@ from tests.unit.interview_turn.support import PAUSE, lexicon_reading
     [
         # Cold, ice and smoke now; followed; someone collapsed and not answering.
         ("I fell in the creek, I'm shivering so hard I can barely talk.", HardStop.ACUTE_DISTRESS),
-        ("That winter I was shivering so hard I could barely talk, and Dad lit the stove.", None),
+        # In the pattern's own tense, so that only the past marker keeps it apart.
+        ("I remember shivering so hard I can barely talk, that night on the ferry.", None),
         ("Fingers won't work right in this cold, I can barely hold the phone.", HardStop.ACUTE_DISTRESS),
         ("Someone's following me from the station, I'm scared.", HardStop.ACUTE_DISTRESS),
         ("呼吸机一直响，喘不上，快叫人。", HardStop.ACUTE_DISTRESS),

@@ -297,13 +297,9 @@ def extract(
             _any(lexicon.keep_going, text) or _any(lexicon.go_on, text)
         ):
             learned_stop = None
-        # The lexicons' acute distress goes the same way beside their own pause that names the
-        # return ("I need a minute, my hands are shaking… then we continue"): whoever plans the
-        # carrying on is managing the moment. The model's own acute reading still stands (`graver`).
-        eased = (stop is HardStop.STOP_REQUEST and (learned_pause or pause)) or (
-            stop is HardStop.ACUTE_DISTRESS and pause
-        )
-        if eased and _any(lexicon.resumption, text):
+        # Acute distress is never eased so: people in an emergency say "hang on, don't hang up"
+        # because of it, and "we'll carry on later" does not make it safe.
+        if stop is HardStop.STOP_REQUEST and (learned_pause or pause) and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
         if stop is None and may_end_in_a_signal(probabilities):
