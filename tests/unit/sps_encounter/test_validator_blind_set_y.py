@@ -81,7 +81,10 @@ def test_a_manoeuvre_suggested_with_hai_de(answer, expected):
 @pytest.mark.parametrize(
     ("asked", "refused"),
     [
-        ("The doctor's written you up for some amoxicillin. Can you take this with some water?", True),
+        (
+            "Here is the antibiotic the registrar prescribed. Could you swallow this with a glass of water?",
+            True,
+        ),
         ("Do you take these with water or with food?", False),
     ],
 )

@@ -40,7 +40,7 @@ def test_an_unsure_opening_in_chinese_echoes_nothing():
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        ("Funny thing, last week it come on when I was just sat watching the news.", ["FACT_CONTRADICTION"]),
+        ("On Sunday it came on when I was sitting in the armchair reading.", ["FACT_CONTRADICTION"]),
         ("It came on when I was carrying the shopping up the stairs.", []),
     ],
 )
@@ -64,7 +64,10 @@ def test_a_father_who_gets_them_too(answer, expected):
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        ("If I were you I'd be checking my blood pressure, that's what my GP does.", ["DIAGNOSIS_OR_COACHING"]),
+        (
+            "If I were you I'd be checking my blood pressure, that's what my GP does.",
+            ["DIAGNOSIS_OR_COACHING"],
+        ),
         ("If I were you I'd take the bus, parking here is a nightmare.", []),
     ],
 )

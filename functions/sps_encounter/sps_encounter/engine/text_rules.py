@@ -70,10 +70,12 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # A question that tells the learner what to do ("Shouldn't you be checking my neck?"):
         # coaching, though asked.
         "coaching_question": (
-            r"\b(?:(?:shouldn'?t|aren'?t|don'?t|won'?t) you|(?:should|are|do|will) you not) (?:be |first |also )?(?:going to |gonna "
-            r"|need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?"
+            r"\b(?:(?:shouldn'?t|aren'?t|don'?t|won'?t) you|(?:should|are|do|will) you not) "
+            r"(?:be |first |also )?"
+            r"(?:going to |gonna |need(?:ing)? to |want(?:ing)? to |have to )?(?:ask(?:ing)? (?:me )?"
             r"(?:about|if|whether|what|how|when|which)|check(?:ing)?|examin(?:e|ing)|press(?:ing)? on"
-            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my|look(?:ing)? (?:at|in|into) (?:the back of )?(?:my|me)"
+            r"|feel(?:ing)? (?:my|for)|listen(?:ing)? to my"
+            r"|look(?:ing)? (?:at|in|into) (?:the back of )?(?:my|me)"
             # An order with its object: "Aren't you ordering too many tests?" is a complaint.
             r"|order(?:ing)? (?:me )?(?:an? |some |the )?(?:\w+ )?(?:scans?|tests?|x-?rays?|bloods?|ecg"
             r"|ekg|mri|ct|ultrasound|echo|angiogram|troponin)|test(?:ing)? (?:my|for))\b",
@@ -289,7 +291,7 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         # asked.
         "coaching_question": (
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:还|也)?(?:该|应该|应当|需要|得|要)(?:先|再|也)?(?:给我|帮我)?"
-            r"(?:按|摸|压|查|检查|听|量|问|开|做)",
+            r"(?:按|摸|压|查|检查|听|量|问|开|做)(?![^。！？]{0,6}(?:医保卡|身份证|挂号|单子|发票))",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?![说完好])(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.

@@ -22,6 +22,9 @@ from sps_encounter.engine.validator_turns import (
 
 ELIGIBLE = (QuestionType.OPEN, QuestionType.NARRATIVE)
 _WORDLIKE = re.compile(r"[^\W_]")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+# How far two answers that open alike on when or on not knowing are compared after the opening.
+_GOING_ON = 4
 # Who speaks, when a turn holds a relative's or an interpreter's words too ("Sandra: …", "林晓雯：…"):
 # a name is no opening, or every labelled turn would echo the one before. A Chinese name is 2 to 5
 # characters, without 我 / 你 / 您 and not ending as a phrase of saying does: "我跟你说：…",
@@ -125,9 +128,7 @@ class _SpeechRules(_RunState):
             and previous is not None
             and not self._opens_nothing(turn)
             and not self._opens_nothing(previous)
-            # Two answers that open on when ("Last night…", 昨天…) answer two questions of time.
-            and not self.rules.time_opening.match(said)
-            and not self.rules.unsure_opening.match(said)
+            and not self._answers_apart(said)
             # Asked again ("Sorry, say again?", 没听清), the patient says it again.
             and not (self.asked and self.rules.asks_again.search(self.asked))
         ):
@@ -139,6 +140,28 @@ class _SpeechRules(_RunState):
                 {"bigram": bigram},
             )
         self.previous_bigram = bigram
+        self.previous_said = said
+
+    def _answers_apart(self, said: str) -> bool:
+        """Two answers that open on when ("Last night…", 昨天…) or on not knowing ("I don't know…
+        three weeks?", 不知道算不算……) answer two questions, unless their next words are the same:
+        "I'm not sure, doctor, to be honest with you…" twice is an opener said twice."""
+        rules = self.rules
+        opening = rules.time_opening.match(said) or rules.unsure_opening.match(said)
+        if opening is None:
+            return False
+        before = self.previous_said or ""
+        previous = rules.time_opening.match(before) or rules.unsure_opening.match(before)
+        if previous is None:
+            return True
+        return self._going_on(said[opening.end() :]) != self._going_on(before[previous.end() :])
+
+    def _going_on(self, rest: str) -> list[str]:
+        """The first words (characters in Chinese) after an opening: two answers of time part
+        within them ("Yesterday it was worse" / "Yesterday it was in my arm")."""
+        if self.case.language is Language.ZH:
+            return _CJK.findall(rest, 0, 24)[:_GOING_ON]
+        return _WORD.findall(rest, 0, 60)[:_GOING_ON]
 
     def refusal(self, turn: _Patient) -> None:
         """A refusal is the patient declining what the learner asked: a safety boundary or a

@@ -62,6 +62,7 @@ class _RunState:
     recent_clarifications: list[str] = field(default_factory=list)
     previous_bigram: str | None = None
     previous_opening: _Patient | None = None
+    previous_said: str | None = None
     previous_refusal: str | None = None
     dob_challenges: int = 0
     stated: dict[str, Any] = field(default_factory=dict)
