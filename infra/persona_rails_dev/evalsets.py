@@ -166,6 +166,13 @@ class EvalSetError(ValueError):
     pass
 
 
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise EvalSetError(f"{path}: not UTF-8 (byte {exc.start})") from exc
+
+
 T = TypeVar("T", bound=Item)
 
 
@@ -174,7 +181,7 @@ def load_transcripts(path: Path) -> list[SpsTranscript]:
     patient turn patient notes."""
     transcripts: list[SpsTranscript] = []
     seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -189,6 +196,8 @@ def load_transcripts(path: Path) -> list[SpsTranscript]:
             raise EvalSetError(f"{path}:{number}: id {transcript.id} twice")
         seen.add(transcript.id)
         transcripts.append(transcript)
+    if not transcripts:
+        raise EvalSetError(f"{path}: no transcripts")
     return transcripts
 
 
@@ -200,7 +209,7 @@ def load_file(path: Path, model: type[T], *, prefix: str = "") -> list[T]:
     """A set's items; with `prefix`, a set of your own whose lines may lack `id` and `author`."""
     items: list[T] = []
     seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -214,4 +223,6 @@ def load_file(path: Path, model: type[T], *, prefix: str = "") -> list[T]:
             raise EvalSetError(f"{path}:{number}: id {item.id} twice")
         seen.add(item.id)
         items.append(item)
+    if not items:
+        raise EvalSetError(f"{path}: no items")
     return items

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     reports, failures = {}, []
     own = Path(args.set) if args.set else None
     if own is not None and not own.is_file():
-        print(f"rails eval: --set {own}: no such file", file=sys.stderr)
+        print(f"rails eval: --set {own}: {'not a file' if own.exists() else 'no such file'}", file=sys.stderr)
         return 2
     for name in names:
         measured = judge(name)

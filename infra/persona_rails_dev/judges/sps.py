@@ -107,9 +107,14 @@ class SpsJudge:
         if judgment == "vague":
             return _yes(bool(case.lexicon.vague.search(folded)))
         if judgment == "unsafe":
-            # A role question is declined too, but it is a judgment of its own (`role_question`).
-            role_question = case.lexicon.role_question.search(folded)
-            return _yes(bool(refused_requests(case, folded)) and not role_question)
+            # A role question is declined too, but it is a judgment of its own (`role_question`):
+            # what else the turn asks is read without it.
+            spans = sorted(
+                (match.span() for _, match in case.lexicon.role_question.matches(folded)), reverse=True
+            )
+            for start, end in spans:
+                folded = folded[:start] + " " + folded[end:]
+            return _yes(bool(refused_requests(case, folded)))
         if judgment == "role_question":
             turn = apply_learner_turn(case, init_runtime_state(case.persona.verbosity, 1), text)
             return _yes(bool(getattr(turn, "role_question", False)))
