@@ -42,3 +42,23 @@ def test_the_reviews_own_claims_stay_claims(text):
 )
 def test_the_reviews_hedges_are_hedges(text):
     assert detected(text).hedged is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "有啲人話碳稅冇用，我唔同意。",
+        "啲人成日话碳税冇用，佢哋错晒。",
+        "有網友話碳稅冇用，我唔認同。",
+        "My neighbour's been telling everyone that the turbines kill thousands of birds.",
+        "She keeps telling everyone that Kant wrote Leviathan. That's simply false.",
+        "We were all taught at school that Pluto is a planet. That turned out to be wrong.",
+        "Yeah right, and the turbines will stop the wind. Come on, can we get back to the numbers?",
+    ],
+)
+def test_the_hedges_the_review_found_missing(text):
+    assert detected(text).hedged is True
+
+
+def test_telling_everyone_oneself_is_a_claim():
+    assert detected("I keep telling everyone that the tax works.").hedged is False
