@@ -79,3 +79,16 @@ def test_if_i_were_you_in_other_words_coaches(answer):
     assert codes(validate(dialogue(("Anything else?", answer)), catalog_case("headache"))) == [
         "DIAGNOSIS_OR_COACHING"
     ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("吐了有俩回吧。", ["FACT_CONTRADICTION"]),
+        ("吐俩回了。", ["FACT_CONTRADICTION"]),
+        ("吐了，吐了仨，都是水。", ["FACT_CONTRADICTION"]),
+        ("俩孩子都没事，我吐过一回。", []),
+    ],
+)
+def test_lia_and_sa_in_other_word_orders(answer, expected):
+    assert codes(validate(dialogue(("恶心吗？吐没吐？", answer)), catalog_case(*ZH))) == expected
