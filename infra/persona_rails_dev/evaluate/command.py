@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
                 measured, str(own) if own else args.split, transforms=not args.no_transforms, path=own
             )
         except EvalSetError as exc:
-            # A set of one's own with a bad line: its file, line and field, not a traceback.
+            # A set of one's own that does not load (a bad line, not UTF-8, no items) is named,
+            # with its line and field where it has them, not shown as a traceback.
             print(f"rails eval: {exc}", file=sys.stderr)
             return 2
         reports[name] = report

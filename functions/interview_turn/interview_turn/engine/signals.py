@@ -297,8 +297,8 @@ def extract(
             _any(lexicon.keep_going, text) or _any(lexicon.go_on, text)
         ):
             learned_stop = None
-        # Acute distress is never eased so: people in an emergency say "hang on, don't hang up"
-        # because of it, and "we'll carry on later" does not make it safe.
+        # Acute distress beside such a pause stands: people in an emergency say "hang on, don't
+        # hang up" because of it, and "we'll carry on later" does not make it safe.
         if stop is HardStop.STOP_REQUEST and (learned_pause or pause) and _any(lexicon.resumption, text):
             stop = None
         stop = graver(stop, learned_stop)
