@@ -146,15 +146,17 @@ class _SpeechRules(_RunState):
         """Two answers that open on when ("Last night…", 昨天…) or on not knowing ("I don't know…
         three weeks?", 不知道算不算……) answer two questions, unless their next words are the same:
         "I'm not sure, doctor, to be honest with you…" twice is an opener said twice."""
-        rules = self.rules
-        opening = rules.time_opening.match(said) or rules.unsure_opening.match(said)
+        opening = self._answer_opening(said)
         if opening is None:
             return False
         before = self.previous_said or ""
-        previous = rules.time_opening.match(before) or rules.unsure_opening.match(before)
+        previous = self._answer_opening(before)
         if previous is None:
             return True
         return self._going_on(said[opening.end() :]) != self._going_on(before[previous.end() :])
+
+    def _answer_opening(self, said: str) -> re.Match[str] | None:
+        return self.rules.time_opening.match(said) or self.rules.unsure_opening.match(said)
 
     def _going_on(self, rest: str) -> list[str]:
         """The first words (characters in Chinese) after an opening: two answers of time part
