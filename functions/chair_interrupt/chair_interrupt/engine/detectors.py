@@ -15,29 +15,10 @@ from dataclasses import dataclass
 
 from chair_interrupt.engine.model import QuickCheck
 from chair_interrupt.engine.policy import Detectors
+from chair_interrupt.engine.quotes import quoted_speech, without_own_quotations
 from persona_rails.folding import fold, fold_pattern
 
 _SENTENCES = re.compile(r"[^.!?。！？;；]+[.!?。！？;；]*")
-# Someone's words quoted in Chinese. Folding takes a quotation mark between two Chinese characters,
-# or between spelled-out letters, for a separator and drops it (写“纽伦堡法典是1964年” folds to
-# 写纽伦堡法典是1964年"), so the hedge lexicon's quotes cannot see it there: the quotation is read on
-# the chunk folded piece by piece between the marks, which keeps them. Only after a verb of saying
-# or writing, as the lexicon's single quotes: a quoted principle in the speaker's own claim
-# (墨子主张“爱有差等”) is theirs. Bounded, so a chunk of unclosed quotation marks reads in linear time.
-_QUOTATION_MARK = re.compile(r"([“”「」『』\"'‘’])")
-_QUOTED_SPEECH = re.compile(
-    r"(?:(?<![小我])说|写|讲|声称|宣称|问|骂|喊|说成)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
-    r"[^”」』\"'’\n]{0,3}[\u3400-\u9fff][^”」』\"'’\n]{3,300}?[”」』\"'’]"
-)
-
-
-def _quoted_speech(content: str) -> bool:
-    pieces = _QUOTATION_MARK.split(content)
-    if len(pieces) < 3:
-        return False
-    # Odd pieces are the marks themselves.
-    kept = "".join(piece if index % 2 else fold(piece) for index, piece in enumerate(pieces))
-    return _QUOTED_SPEECH.search(kept) is not None
 
 
 def alternation(patterns: list[str]) -> re.Pattern[str]:
@@ -149,7 +130,9 @@ def read(
     if span is not None and len(folded) != len(content):
         span = None  # offsets in the folded text are not the original's: the evaluator takes the chunk
     return Reading(
-        hedged=hedges.search(text) is not None or _quoted_speech(content),
+        hedged=hedges.search(without_own_quotations(text, tuple(pattern for _, pattern in aliases)))
+        is not None
+        or quoted_speech(content),
         misattributed=misattributed,
         thinkers=thinkers,
         claims=claims,
