@@ -216,9 +216,13 @@ _WORD_VALUE = {
     **{word: (index + 2) * 10 for index, word in enumerate(_TENS)},
 }
 _UNDER_HUNDRED = rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS)}))?|{'|'.join(_TEENS)})"
-# "a hundred and twenty", "two hundred": a number of hundreds and what follows them.
+# "a hundred and twenty", "two hundred": a number of hundreds and what follows them. Without its
+# count only with what follows ("hundred and fifty-two over ninety-four", as a terse patient says
+# it): a bare "hundred" is no number ("a hundred percent" has its count, "hundreds of" is none).
 _HUNDREDS = re.compile(
-    rf"\b(a|one|two)[- ]hundred(?:(?: and)?[- ]({_UNDER_HUNDRED}|{'|'.join(_UNITS)}))?\b", re.IGNORECASE
+    rf"\b(?:(a|one|two)[- ]hundred(?:(?: and)?[- ]({_UNDER_HUNDRED}|{'|'.join(_UNITS)}))?"
+    rf"|(?<![\w-] )(?<![\w-])hundred and[- ]({_UNDER_HUNDRED}|{'|'.join(_UNITS)}))\b",
+    re.IGNORECASE,
 )
 # A blood pressure as it is said: "one fifty-two over ninety-four", "one eighteen over seventy".
 _SPOKEN_PAIR = re.compile(rf"\b(one|two)[- ]({_UNDER_HUNDRED})(?= over\b)", re.IGNORECASE)
@@ -240,8 +244,9 @@ def with_english_numerals(text: str) -> str:
     stay words: "the bad one" and "one of those things" hold no number."""
 
     def hundreds(match: re.Match[str]) -> str:
-        count, rest = match.groups()
-        value = (2 if count.lower() == "two" else 1) * 100
+        count, rest, after_bare_hundred = match.groups()
+        value = (2 if count and count.lower() == "two" else 1) * 100
+        rest = rest or after_bare_hundred
         return str(value + (_under_hundred(rest) if rest else 0))
 
     def pair(match: re.Match[str]) -> str:

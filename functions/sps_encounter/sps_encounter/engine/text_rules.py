@@ -84,6 +84,11 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"\byou(?:'ve| have)(?:n'?t| not)(?: yet)? (?:asked|checked|examined|listened to|looked at|felt)"
             r" (?:me )?(?:(?:about |at |to |for )?(?:my|the)\b"
             r"|(?:if|whether) i (?:smoke|drink|take|have|had|get|ever|am|'m)\b)",
+            # The learner's next question said for them ("I guess next you'll want to ask about the
+            # red flags"): coaching too.
+            r"\b(?:i (?:guess|suppose|expect|bet|imagine)|next|now|then|presumably)\b[^.?!]{0,20}?\byou'?ll "
+            r"(?:probably |be )?(?:want(?:ing)?|need(?:ing)?|have) to "
+            r"(?:ask(?:ing)? (?:me )?(?:about|if|whether)|check|examine|look (?:at|in|into)|listen to)\b",
         ),
         # Before a conflict of this illness's facts in its sentence: another episode, long past
         # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
@@ -274,7 +279,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             r"(?:享年|活到|年纪|年龄|岁数)[^。！？\d]{0,2}$",
         ),
         "history_before": (
-            r"(?:瘦了|胖了|掉了|长了|重了|轻了|减了|增了|涨了|降了|少了|多了|减掉了?|好了|好转了|恢复了)"
+            r"(?:瘦了|胖了|掉了|长了|重了|轻了|减了|增了|涨了|降了|少了|多了|减掉了?|好了|好转了|恢复了"
+            r"|好(?:了)?个|减轻了?|缓解了?|轻松了?)"
             r"(?:大概|差不多|将近|快|有|足足|起码|至少|了)*\s*$",
         ),
         "history_after": (r"\s*(?:(?:左右|上下|多)\s*)?(?:的时间|的时候)",),

@@ -17,6 +17,8 @@ _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _DIGIT = re.compile(r"\d")
 _DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?!\d|\.\d)")
 _PERCENT = re.compile(r"(?:%|percent)$")
+# A number said as a percentage in Chinese, where the word comes first: 百分之二十.
+_PERCENT_BEFORE = re.compile(r"百分之\s*$")
 _NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
 _PAIR_REST = re.compile(r"\s*(?:/|\bover\b)\s*\d+")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
@@ -98,6 +100,7 @@ class _NumberRules(_RunState):
                 rules.count_unit.match(normal, end)
                 or rules.age_before.search(normal, max(0, start - 60), start)
                 or rules.clock_before.search(normal, max(0, start - 6), start)
+                or self._change_in_percent(normal, start)
             ):
                 continue
             leaked.append(match.span())
@@ -208,6 +211,15 @@ class _NumberRules(_RunState):
         maybe 50 percent", "a 10% chance"), not a saturation: those are read by `vital_reading`
         with their word ("sats 94")."""
         return _PERCENT.search(match.group()) is not None and not self._todays(match.group())
+
+    def _change_in_percent(self, normal: str, start: int) -> bool:
+        """A percentage in Chinese that tells a change ("能好个百分之二十", 减轻了百分之三十), as
+        "90 percent better" does in English: the number is one of today's values only by chance."""
+        percent = _PERCENT_BEFORE.search(normal, max(0, start - 6), start)
+        if percent is None:
+            return False
+        before = percent.start()
+        return self.rules.history_before.search(normal, max(0, before - 40), before) is not None
 
     def _todays(self, value: str) -> bool:
         """Whether a value said is one of today's findings: a pair ("138 over 88") only as the
