@@ -42,7 +42,10 @@ def quoted_speech(content: str) -> bool:
 
 
 # A quotation in any of the marks the hedges read, bounded, so unclosed marks read in linear time.
-_QUOTATION = r"""(?:'(?:[^'\n]|(?<=[a-z])'(?=[a-z])){2,200}?'(?![a-z0-9_])|"[^"\n]{2,200}"|「[^」\n]{1,200}」|『[^』\n]{1,200}』)"""
+_QUOTATION = (
+    r"""(?:'(?:[^'\n]|(?<=[a-z])'(?=[a-z])){2,200}?'(?![a-z0-9_])"""
+    r"""|"[^"\n]{2,200}"|「[^」\n]{1,200}」|『[^』\n]{1,200}』)"""
+)
 # Words that reduce a school to the quotation: "is basically", "is just", "is nothing but".
 _REDUCING = r"(?:basically|just|literally|simply|really|nothing\s+but|nothing\s+more\s+than|all\s+about|only)"
 _OWN_QUOTATION = re.compile(
