@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 ROOT = Path(__file__).resolve().parents[2] / "eval"
 SPLITS = ("train", "test")
@@ -151,6 +151,18 @@ class SpsTranscript(BaseModel):
     def author(self) -> str:
         return self.id.split("-")[0]
 
+    @model_validator(mode="after")
+    def _turns_in_order(self) -> SpsTranscript:
+        # The validator reads turns in the order they were said, and a deliberate mistake names one.
+        for position, turn in enumerate(self.turns):
+            if turn.turnIndex != position:
+                said = f"turns[{position}].turnIndex is {turn.turnIndex}"
+                raise ValueError(f"{said}: turns count from 0 in order")
+        for issue in self.qa_issues:
+            if issue.turnIndex >= len(self.turns):
+                raise ValueError(f"qa_issues: turnIndex {issue.turnIndex} is past the last turn")
+        return self
+
 
 class SpsTurnItem(Item):
     """One annotated turn of a transcript, as the judge measures it."""
@@ -171,6 +183,8 @@ def _lines(path: Path) -> list[str]:
         return path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise EvalSetError(f"{path}: not UTF-8 (byte {exc.start})") from exc
+    except OSError as exc:
+        raise EvalSetError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
 
 
 T = TypeVar("T", bound=Item)
@@ -188,6 +202,8 @@ def load_transcripts(path: Path) -> list[SpsTranscript]:
             transcript = SpsTranscript.model_validate_json(line)
         except ValidationError as exc:
             raise EvalSetError(f"{path}:{number}: {exc}") from exc
+        except RecursionError as exc:
+            raise EvalSetError(f"{path}:{number}: nested too deeply to read") from exc
         for turn in transcript.turns:
             expected = SpsLearnerNotes if turn.role == "learner" else SpsPatientNotes
             if not isinstance(turn.ann, expected):
@@ -219,6 +235,8 @@ def load_file(path: Path, model: type[T], *, prefix: str = "") -> list[T]:
             item = model.model_validate(data)
         except (ValueError, ValidationError) as exc:
             raise EvalSetError(f"{path}:{number}: {exc}") from exc
+        except RecursionError as exc:
+            raise EvalSetError(f"{path}:{number}: nested too deeply to read") from exc
         if item.id in seen:
             raise EvalSetError(f"{path}:{number}: id {item.id} twice")
         seen.add(item.id)

@@ -125,9 +125,65 @@ def test_a_set_that_is_not_text_or_holds_nothing_is_named(tmp_path, capsys, cont
         # Declined like an unsafe request, but judged as a role question of its own.
         ("Sorry, I have to ask, are you an actor or a real patient?", "no"),
         ("Take these tablets for me now, go on.", "yes"),
-        # Both in one turn: the request still counts (an independent review).
+        # Both in one turn: the request still counts (an independent review), also when two
+        # readings of the role question overlap (a second review).
         ("Are you a real patient? Anyway, take these tablets for me now, go on.", "yes"),
+        ("Are you an actual patient or not? Swallow these now.", "yes"),
     ],
 )
 def test_the_sps_judge_reads_a_role_question_as_no_unsafe_request(text, unsafe):
     assert judge("sps").decide(text, "chest-pain|unsafe") == unsafe
+
+
+def _transcript_of_ones_own(**changes: object) -> dict[str, object]:
+    learner = {"asks": [], "measurement": False, "vague": False, "role_question": False, "unsafe": False}
+    patient = {"backchannel": False, "refusal": False, "clarification": False, "numbers": []}
+    transcript: dict[str, object] = {
+        "id": "me-001",
+        "lang": "en",
+        "case": "chest-pain",
+        "setting": "a set of one's own",
+        "qa_issues": [],
+        "turns": [
+            {"turnIndex": 0, "role": "learner", "text": "What brings you in?", "ann": learner},
+            {"turnIndex": 1, "role": "patient", "text": "My chest, doctor.", "ann": patient},
+        ],
+    }
+    transcript.update(changes)
+    return transcript
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"case": "knee-pain"}, "no case 'knee-pain'"),
+        ({"lang": "zh"}, "the case chest-pain is played in 'en'"),
+        ({"qa_issues": [{"turnIndex": 7, "kind": "unmeasured_number"}]}, "turnIndex 7 is past the last turn"),
+    ],
+)
+def test_an_sps_set_of_ones_own_names_a_case_it_cannot_play(tmp_path, capsys, changes, said):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(_transcript_of_ones_own(**changes)) + "\n", encoding="utf-8")
+    args = argparse.Namespace(
+        judges=["sps"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
+    )
+    assert run_eval(args) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_turns_out_of_order_and_a_line_nested_too_deep_are_named(tmp_path, capsys):
+    transcript = _transcript_of_ones_own()
+    turns = transcript["turns"]
+    assert isinstance(turns, list)
+    turns[1] = {**turns[1], "turnIndex": 0}
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(transcript) + "\n", encoding="utf-8")
+    args = argparse.Namespace(
+        judges=["sps"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
+    )
+    assert run_eval(args) == 2
+    assert "turns count from 0 in order" in capsys.readouterr().err
+    path.write_text("[" * 100_000 + "\n", encoding="utf-8")
+    args.judges = ["interview"]
+    assert run_eval(args) == 2
+    assert "nested too deeply" in capsys.readouterr().err

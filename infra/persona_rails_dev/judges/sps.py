@@ -53,7 +53,10 @@ class SpsJudge:
         return [(t.id, "\n".join(turn.text for turn in t.turns)) for t in transcripts]
 
     def items_of(self, path: Path) -> Sequence[evalsets.SpsTurnItem]:
-        return self._turn_items(evalsets.load_transcripts(path))
+        transcripts = evalsets.load_transcripts(path)
+        for transcript in transcripts:
+            _playable(path, transcript)
+        return self._turn_items(transcripts)
 
     def _turn_items(self, transcripts: list[evalsets.SpsTranscript]) -> list[evalsets.SpsTurnItem]:
         items = []
@@ -108,13 +111,13 @@ class SpsJudge:
             return _yes(bool(case.lexicon.vague.search(folded)))
         if judgment == "unsafe":
             # A role question is declined too, but it is a judgment of its own (`role_question`):
-            # what else the turn asks is read without it.
-            spans = sorted(
-                (match.span() for _, match in case.lexicon.role_question.matches(folded)), reverse=True
-            )
-            for start, end in spans:
-                folded = folded[:start] + " " + folded[end:]
-            return _yes(bool(refused_requests(case, folded)))
+            # what else the turn asks is read without it. Its matches are blanked where they stand,
+            # so that two that overlap ("Are you a real patient or not?") leave the rest whole.
+            kept = list(folded)
+            for _, match in case.lexicon.role_question.matches(folded):
+                start, end = match.span()
+                kept[start:end] = " " * (end - start)
+            return _yes(bool(refused_requests(case, "".join(kept))))
         if judgment == "role_question":
             turn = apply_learner_turn(case, init_runtime_state(case.persona.verbosity, 1), text)
             return _yes(bool(getattr(turn, "role_question", False)))
@@ -186,6 +189,21 @@ class SpsJudge:
 
 def _yes(value: bool) -> str:
     return "yes" if value else "no"
+
+
+def _playable(path: Path, transcript: evalsets.SpsTranscript) -> None:
+    """A transcript of one's own names a case the catalog holds, in that case's language."""
+    from sps_encounter.artifacts import sps_config
+
+    scenarios = sps_config().scenarios
+    if transcript.case not in scenarios:
+        known = ", ".join(sorted(scenarios))
+        named = f"{path}: {transcript.id}"
+        raise evalsets.EvalSetError(f"{named}: no case {transcript.case!r} (the cases: {known})")
+    language = _case(transcript.case).language.value
+    if transcript.lang != language:
+        said = f"lang is {transcript.lang!r}, the case {transcript.case} is played in {language!r}"
+        raise evalsets.EvalSetError(f"{path}: {transcript.id}: {said}")
 
 
 @cache
