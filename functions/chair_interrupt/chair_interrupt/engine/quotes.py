@@ -26,7 +26,7 @@ from persona_rails.folding import fold
 # '…'). Bounded, so a chunk of unclosed quotation marks reads in linear time.
 _QUOTATION_MARK = re.compile(r"([“”「」『』\"'‘’])")
 _QUOTED_SPEECH = re.compile(
-    r"(?:(?<![小我])说|写|讲|声称|宣称|问|骂|喊|说成)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
+    r"(?:(?<![小我])说|写|讲|声称|宣称|问|骂|喊|说成|(?<=[佢哋人])话)(?:道|过|着|了)?[：:，,]?\s*[“「『\"'‘]"
     r"[^”」』\"'’\n]{0,3}[\u3400-\u9fff][^”」』\"'’\n]{3,300}?[”」』\"'’]"
 )
 
@@ -57,21 +57,37 @@ _OWN_QUOTATION = re.compile(
     r"|(?:说白了|讲白了|说穿了|讲穿了|说到底)?[，,]?\s*(?:根本)?(?:就|只|无非|不过)?(?:就是|只是|等于)"
     r"(?:\s*一[个种][^'\"「『\n。！？]{0,12}?[—:：]{1,2})?\s*"
     # The speaker's own position.
-    r"|(?P<own>(?<![\w])(?:my|our)\s+|我(?:们)?(?:刚才|一直|之前|原来)?(?:说|讲|坚持|强调|主张)(?:过)?的\s*))"
-    + _QUOTATION
+    r"|(?P<own>(?<![\w])(?:my|our)\s+(?:(?:whole|own|old)\s+)?|我(?:们|哋)?(?:刚才|一直|之前|原来)?"
+    r"(?:说|讲|坚持|强调|主张)(?:过)?(?:的|嘅)\s*))" + _QUOTATION
 )
 # A verb of saying in the clause before the quotation: the words are someone's, reported.
 _REPORTED = re.compile(
     r"(?<![\w])(?:says?|said|saying|told|tells|writes?|wrote|written|posted|posts|claims?|claimed|"
-    r"reckons?|according\s+to|put\s+it|calls?|called|describes?|described|asks?|asked|thinks?)(?![\w])"
-    r"|说|讲|写|话|称|问|认为|觉得|以为"
+    r"reckons?|according\s+to|put\s+it|calls?|called|describes?|described|asks?|asked|thinks?|words|"
+    r"version|to\s+hear|for\s+(?:my|our|the)\s+opponents?|yeah\s+right|as\s+if)(?![\w])"
+    r"|说|讲|写|话|称|问|认为|觉得|以为|眼里|口中|版本"
 )
+# Right after the quotation: whose words they are ("…', says Bentham", "Bentham's phrase, not
+# mine", 边沁的原话), or mockery ("As if.", 笑死).
+_REPORTED_AFTER = re.compile(
+    r"[\s,—-]{0,4}(?:(?:says|said|writes|wrote)\s|to\s+quote\b|if\s+you\s+listen\s+to\b|as\s+if\b)"
+    r"|[^.!?。！？\n]{0,30}?(?:(?<![\w])(?:\w+'s\s+(?:phrase|words)|not\s+mine|yeah\s+right)(?![\w])"
+    r"|原话|这么(?:写|说|讲)|版本|不是我的|笑死|呵呵)"
+)
+_REPORTED_AFTER_CHARS = 40
+# The speaker's own earlier position taken back ("a mistake, and I withdraw it", 其实是错的，我收回).
+_TAKEN_BACK = re.compile(
+    r"[^.!?。！？\n]{0,60}?(?:(?<![\w])(?:withdraw|take\s+(?:it\s+)?back|was\s+(?:\w+\s+)?(?:a\s+)?"
+    r"(?:mistake|wrong))(?![\w])|收回|是错的|错了)"
+)
+_TAKEN_BACK_CHARS = 80
 _CLAUSE_END = re.compile(r"[.!?;。！？；\n]")
 # Read in the clause before the quotation, at most this far back.
 _CLAUSE_CHARS = 120
 # A question or a taunting particle right after the quotation: "…'? No.", 「…」吗, '…'嘛.
 _ASKED_AFTER = re.compile(r"[^.!。\n]{0,8}?(?:[?？]|吗|咩|嘛)")
 _ASKED_AFTER_CHARS = 10
+_QUOTATIONS_READ = 20
 _UNMARKED = str.maketrans({"'": " ", '"': " ", "「": " ", "」": " ", "『": " ", "』": " "})
 
 
@@ -84,22 +100,30 @@ def _clause_before(text: str, start: int) -> str:
 def _own(text: str, quotation: re.Match[str], schools: tuple[re.Pattern[str], ...]) -> bool:
     if _REPORTED.search(_clause_before(text, quotation.start())):
         return False
-    if _ASKED_AFTER.match(text, quotation.end(), quotation.end() + _ASKED_AFTER_CHARS):
+    end = quotation.end()
+    if _ASKED_AFTER.match(text, end, end + _ASKED_AFTER_CHARS):
+        return False
+    if _REPORTED_AFTER.match(text, end, end + _REPORTED_AFTER_CHARS):
         return False
     if quotation.group("own") is not None:
-        return True
+        return _TAKEN_BACK.match(text, end, end + _TAKEN_BACK_CHARS) is None
     before = text[max(quotation.start() - _CLAUSE_CHARS, 0) : quotation.start()]
     return any(school.search(before) for school in schools)
 
 
 def without_own_quotations(text: str, schools: tuple[re.Pattern[str], ...]) -> str:
     """The folded, lowercased chunk with the marks taken off the quotations that are the speaker's
-    own, for the hedges to read; `schools` are the frameworks' alias patterns."""
+    own, for the hedges to read; `schools` are the frameworks' alias patterns. At most
+    `_QUOTATIONS_READ` of them are read: a debater quotes a few lines, and a chunk of thousands of
+    quotations would cost a second of reading (the rest stay quotations)."""
     if _OWN_QUOTATION.search(text) is None:
         return text
-    return _OWN_QUOTATION.sub(
-        lambda quotation: (
-            quotation.group().translate(_UNMARKED) if _own(text, quotation, schools) else quotation.group()
-        ),
-        text,
-    )
+    kept: list[str] = []
+    last = 0
+    for count, quotation in enumerate(_OWN_QUOTATION.finditer(text)):
+        if count == _QUOTATIONS_READ:
+            break
+        if _own(text, quotation, schools):
+            kept += [text[last : quotation.start()], quotation.group().translate(_UNMARKED)]
+            last = quotation.end()
+    return "".join(kept) + text[last:]
