@@ -88,7 +88,9 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
             # red flags"): coaching too.
             r"\b(?:i (?:guess|suppose|expect|bet|imagine)|next|now|then|presumably)\b[^.?!]{0,20}?\byou'?ll "
             r"(?:probably |be )?(?:want(?:ing)?|need(?:ing)?|have) to "
-            r"(?:ask(?:ing)? (?:me )?(?:about|if|whether)|check|examine|look (?:at|in|into)|listen to)\b",
+            r"(?:ask(?:ing)? (?:me )?(?:about|if|whether)"
+            r"|(?:check|examine|look (?:at|in|into)|listen to) (?:me|my))"
+            r"\b(?! (?:wife|husband|partner|mum|mom|dad|son|daughter|boss)\b)",
         ),
         # Before a conflict of this illness's facts in its sentence: another episode, long past
         # ("When I was pregnant I was sick every morning"), unless the sentence turns back to now.
@@ -298,8 +300,8 @@ TEXT_RULES: dict[Language, dict[str, tuple[str, ...]]] = {
         "coaching_question": (
             r"(?:你|您)(?:是不是|是否|难道不|不是)(?:还|也)?(?:该|应该|应当|需要|得|要)(?:先|再|也)?(?:给我|帮我)?"
             # Not the doctor's other duties or the paperwork (查房, 开会去, 病历).
-            r"(?:按|摸|压|查(?!房)|检查|听|量|问|开(?!会)|做(?!手术))"
-            r"(?![^。！？]{0,6}(?:医保卡|身份证|挂号|单子|发票|病历|去了|去吗|去吧))",
+            r"(?:按|摸|压|查(?!房)|检查|听|量|问|开(?!会)|做(?!手术去))"
+            r"(?![^。！？]{0,6}(?:医保卡|身份证|挂号|单子|发票|病历本|写病历|去了|去吗|去吧))",
             # What the learner has not done yet ("反跳痛，您还没查呢"): coaching too.
             r"(?:你|您)还没(?:有)?(?:查|检查|按|问|量|听)(?![说完好])(?:过|一下)?(?:我)?[^。！？，,]{0,10}?(?:呢|吧)(?=[，,。！？!?\s]|$)",
             # A manoeuvre suggested as a question ("您不再试试按下去突然松手吗？"): coaching too.
