@@ -6,7 +6,12 @@ mocked. Two kinds are the speaker's own and hedge nothing:
   basically 'be a nice person'", 自由意志主义那一派，讲白了就是「有钱人想干嘛就干嘛」. A school is
   named in the clause before it, no verb of saying stands there ("my coach says care ethics is…"
   reports), and no question follows ("So is virtue ethics really just '…'? No.");
-- the speaker's own earlier position: "my 'let the parents decide' line", 我一直强调的「本人意愿」.
+- the speaker's own earlier position: "my 'let the parents decide' line", 我一直强调的「本人意愿」,
+  unless the speaker takes it back ("…was a mistake, and I withdraw it", 其实是错的，我收回).
+
+Either stays a quotation when its source or mockery follows it ("…', says Bentham", "Bentham's
+phrase, not mine", 边沁这么写的, "As if.") or a framing precedes it ("In my opponent's words",
+在对方眼里).
 
 The chunk is read folded and lowercased (persona_rails.folding), where typographic quotes are " and '.
 """
@@ -60,7 +65,8 @@ _OWN_QUOTATION = re.compile(
     r"|(?P<own>(?<![\w])(?:my|our)\s+(?:(?:whole|own|old)\s+)?|我(?:们|哋)?(?:刚才|一直|之前|原来)?"
     r"(?:说|讲|坚持|强调|主张)(?:过)?(?:的|嘅)\s*))" + _QUOTATION
 )
-# A verb of saying in the clause before the quotation: the words are someone's, reported.
+# In the clause before the quotation, a verb of saying, someone's framing or mockery: the words
+# are someone's, reported.
 _REPORTED = re.compile(
     r"(?<![\w])(?:says?|said|saying|told|tells|writes?|wrote|written|posted|posts|claims?|claimed|"
     r"reckons?|according\s+to|put\s+it|calls?|called|describes?|described|asks?|asked|thinks?|words|"
