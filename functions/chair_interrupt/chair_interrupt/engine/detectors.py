@@ -130,9 +130,7 @@ def read(
     if span is not None and len(folded) != len(content):
         span = None  # offsets in the folded text are not the original's: the evaluator takes the chunk
     return Reading(
-        hedged=hedges.search(without_own_quotations(text, tuple(pattern for _, pattern in aliases)))
-        is not None
-        or quoted_speech(content),
+        hedged=hedges.search(without_own_quotations(text, aliases)) is not None or quoted_speech(content),
         misattributed=misattributed,
         thinkers=thinkers,
         claims=claims,

@@ -103,7 +103,7 @@ def _clause_before(text: str, start: int) -> str:
     return text[ends[-1] if ends else begin : start]
 
 
-def _own(text: str, quotation: re.Match[str], schools: tuple[re.Pattern[str], ...]) -> bool:
+def _own(text: str, quotation: re.Match[str], schools: tuple[tuple[str, re.Pattern[str]], ...]) -> bool:
     if _REPORTED.search(_clause_before(text, quotation.start())):
         return False
     end = quotation.end()
@@ -114,12 +114,12 @@ def _own(text: str, quotation: re.Match[str], schools: tuple[re.Pattern[str], ..
     if quotation.group("own") is not None:
         return _TAKEN_BACK.match(text, end, end + _TAKEN_BACK_CHARS) is None
     before = text[max(quotation.start() - _CLAUSE_CHARS, 0) : quotation.start()]
-    return any(school.search(before) for school in schools)
+    return any(school.search(before) for _, school in schools)
 
 
-def without_own_quotations(text: str, schools: tuple[re.Pattern[str], ...]) -> str:
+def without_own_quotations(text: str, schools: tuple[tuple[str, re.Pattern[str]], ...]) -> str:
     """The folded, lowercased chunk with the marks taken off the quotations that are the speaker's
-    own, for the hedges to read; `schools` are the frameworks' alias patterns. At most
+    own, for the hedges to read; `schools` are the frameworks' aliases (ChairConfig.aliases). At most
     `_QUOTATIONS_READ` of them are read: a debater quotes a few lines, and a chunk of thousands of
     quotations would cost a second of reading (the rest stay quotations)."""
     if _OWN_QUOTATION.search(text) is None:
