@@ -19,6 +19,7 @@ The chunk is read folded and lowercased (persona_rails.folding), where typograph
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from persona_rails.folding import fold
 
@@ -122,13 +123,9 @@ def without_own_quotations(text: str, schools: tuple[tuple[str, re.Pattern[str]]
     own, for the hedges to read; `schools` are the frameworks' aliases (ChairConfig.aliases). At most
     `_QUOTATIONS_READ` of them are read: a debater quotes a few lines, and a chunk of thousands of
     quotations would cost a second of reading (the rest stay quotations)."""
-    if _OWN_QUOTATION.search(text) is None:
-        return text
     kept: list[str] = []
     last = 0
-    for count, quotation in enumerate(_OWN_QUOTATION.finditer(text)):
-        if count == _QUOTATIONS_READ:
-            break
+    for quotation in islice(_OWN_QUOTATION.finditer(text), _QUOTATIONS_READ):
         if _own(text, quotation, schools):
             kept += [text[last : quotation.start()], quotation.group().translate(_UNMARKED)]
             last = quotation.end()
