@@ -161,6 +161,9 @@ class SpsTranscript(BaseModel):
         for issue in self.qa_issues:
             if issue.turnIndex >= len(self.turns):
                 raise ValueError(f"qa_issues: turnIndex {issue.turnIndex} is past the last turn")
+            # The validator reads the actor's lines; a learner's question is no mistake of theirs.
+            if self.turns[issue.turnIndex].role != "patient":
+                raise ValueError(f"qa_issues: turnIndex {issue.turnIndex} is a learner turn, not the actor's")
         return self
 
 

@@ -84,6 +84,28 @@ def test_only_hedged_chunks_that_warrant_no_interruption_count_as_hedged_false_a
     assert figures["hedged_chunks"] == 1
 
 
+def test_a_chair_set_of_ones_own_seating_an_unknown_framework_is_named(tmp_path, capsys):
+    chunk = {
+        "text": "Mill was the one who argued lying is always wrong.",
+        "lang": "en",
+        "speaker": "deontology",
+        "listeners": ["utilitarianism", "stoicism_of_the_pub"],
+        "topic": "lying",
+        "reason": "factual_correction",
+        "hedged": False,
+    }
+    path = tmp_path / "chair.jsonl"
+    path.write_text(json.dumps(chunk) + "\n", encoding="utf-8")
+    args = argparse.Namespace(
+        judges=["chair"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
+    )
+    assert run_eval(args) == 2
+    assert "no framework 'stoicism_of_the_pub'" in capsys.readouterr().err
+    chunk["listeners"] = ["utilitarianism"]
+    path.write_text(json.dumps(chunk) + "\n", encoding="utf-8")
+    assert run_eval(args) in (0, 1)
+
+
 def test_a_set_of_ones_own_with_a_bad_line_or_no_file_gets_a_clear_error_not_a_traceback(tmp_path, capsys):
     good = {"text": "Could we take a break?", "lang": "en", "signal": "pause", "emotion": "low"}
     path = tmp_path / "mine.jsonl"
@@ -159,6 +181,38 @@ def _transcript_of_ones_own(**changes: object) -> dict[str, object]:
         ({"case": "knee-pain"}, "no case 'knee-pain'"),
         ({"lang": "zh"}, "the case chest-pain is played in 'en'"),
         ({"qa_issues": [{"turnIndex": 7, "kind": "unmeasured_number"}]}, "turnIndex 7 is past the last turn"),
+        # Second independent review: a mistake on the learner's line, and a slot the case lacks.
+        ({"qa_issues": [{"turnIndex": 0, "kind": "unmeasured_number"}]}, "turnIndex 0 is a learner turn"),
+        (
+            {
+                "turns": [
+                    {
+                        "turnIndex": 0,
+                        "role": "learner",
+                        "text": "Any pain in your knee?",
+                        "ann": {
+                            "asks": ["knee"],
+                            "measurement": False,
+                            "vague": False,
+                            "role_question": False,
+                            "unsafe": False,
+                        },
+                    },
+                    {
+                        "turnIndex": 1,
+                        "role": "patient",
+                        "text": "No.",
+                        "ann": {
+                            "backchannel": False,
+                            "refusal": False,
+                            "clarification": False,
+                            "numbers": [],
+                        },
+                    },
+                ]
+            },
+            "turn 0 asks about 'knee', which the case chest-pain does not hold",
+        ),
     ],
 )
 def test_an_sps_set_of_ones_own_names_a_case_it_cannot_play(tmp_path, capsys, changes, said):

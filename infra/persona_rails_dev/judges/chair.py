@@ -56,7 +56,9 @@ class ChairJudge:
         return evalsets.load(self.name, split, evalsets.ChairItem)
 
     def items_of(self, path: Path) -> Sequence[evalsets.ChairItem]:
-        return evalsets.load_file(path, evalsets.ChairItem, prefix="own")
+        items = evalsets.load_file(path, evalsets.ChairItem, prefix="own")
+        _seated(path, items)
+        return items
 
     def cases(self, items: Sequence[evalsets.Item]) -> list[Case]:
         return [
@@ -132,6 +134,19 @@ class ChairJudge:
             "hedged_false_alarms": float(interrupting),
             "hedged_chunks": len(hedged),
         }
+
+
+def _seated(path: Path, items: Sequence[evalsets.ChairItem]) -> None:
+    """Every chair of a set of one's own holds a framework the config defines, as the API
+    requires: an unknown one would be judged as no chair the function can seat."""
+    from chair_interrupt.artifacts import chair_config
+
+    known = chair_config().frameworks.frameworks
+    for item in items:
+        for framework in (item.speaker, *item.listeners):
+            if framework not in known:
+                said = f"{item.id}: no framework {framework!r} (the frameworks: {', '.join(sorted(known))})"
+                raise evalsets.EvalSetError(f"{path}: {said}")
 
 
 def build() -> ChairJudge:

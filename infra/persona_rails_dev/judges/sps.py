@@ -204,6 +204,23 @@ def _playable(path: Path, transcript: evalsets.SpsTranscript) -> None:
     if transcript.lang != language:
         said = f"lang is {transcript.lang!r}, the case {transcript.case} is played in {language!r}"
         raise evalsets.EvalSetError(f"{path}: {transcript.id}: {said}")
+    known_slots = _slot_ids(transcript.case)
+    for turn in transcript.turns:
+        if isinstance(turn.ann, evalsets.SpsLearnerNotes):
+            unknown = [slot for slot in turn.ann.asks if slot not in known_slots]
+            if unknown:
+                said = f"turn {turn.turnIndex} asks about {unknown[0]!r}, which the case {transcript.case}"
+                slots = f"does not hold (its slots: {', '.join(known_slots)})"
+                raise evalsets.EvalSetError(f"{path}: {transcript.id}: {said} {slots}")
+
+
+@cache
+def _slot_ids(case_id: str) -> tuple[str, ...]:
+    """What a learner can ask a case about: its history slots, its readings and its examinations."""
+    scenario = _case(case_id).scenario
+    readings = [slot.id for slot in scenario.objective_catalog]
+    examinations = [script.id for script in scenario.objective_scripts]
+    return tuple(sorted({*_case(case_id).slots, *readings, *examinations}))
 
 
 @cache
