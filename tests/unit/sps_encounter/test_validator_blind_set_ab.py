@@ -48,8 +48,10 @@ def test_a_blood_pressure_said_without_its_count(answer, expected):
         # A change told in percent is no reading, though 20 is today's breathing rate.
         ("热敷一下能好个百分之二十，过会儿又疼。", []),
         ("吃了药减轻了百分之二十左右吧。", []),
-        # Without a change it may be today's value, and reads as one.
-        ("大概百分之二十吧。", ["NUMERIC_LEAKAGE"]),
+        # Without a change neither: today's 20 is breaths a minute, and only a percentage read
+        # today (the saturation, 98 %) leaks as one (test_validator_blind_set_ad.py).
+        ("大概百分之二十吧。", []),
+        ("血氧大概百分之九十八吧。", ["NUMERIC_LEAKAGE"]),
     ],
 )
 def test_a_change_told_in_percent(answer, expected):

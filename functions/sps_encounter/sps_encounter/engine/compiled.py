@@ -184,6 +184,9 @@ class Case:
     # Facts of this illness only: a conflict told of a time long past is another episode.
     present_illness: frozenset[str] = field(init=False)
     objective_numbers: frozenset[str] = field(init=False)
+    # Today's values that are percentages (a saturation): a percentage of any other number tells
+    # a share or a change, not a reading (a respiratory rate of 20 is no "百分之二十").
+    objective_percents: frozenset[str] = field(init=False)
     # Today's paired readings as "a/b" ("152/94"): a remembered "138 over 88" is not today's
     # reading because its 88 is today's pulse.
     objective_pairs: frozenset[str] = field(init=False)
@@ -241,6 +244,16 @@ class Case:
             "objective_numbers",
             frozenset(
                 n for slot in scenario.objective_catalog for n in re.findall(r"\d+(?:\.\d+)?", slot.value)
+            ),
+        )
+        setattr_(
+            self,
+            "objective_percents",
+            frozenset(
+                n
+                for slot in scenario.objective_catalog
+                if "%" in slot.unit
+                for n in re.findall(r"\d+(?:\.\d+)?", slot.value)
             ),
         )
         setattr_(

@@ -19,6 +19,7 @@ _DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?!\d|\.\d)")
 _PERCENT = re.compile(r"(?:%|percent)$")
 # A number said as a percentage in Chinese, where the word comes first: 百分之二十.
 _PERCENT_BEFORE = re.compile(r"百分之\s*$")
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b)")
 _NUMBER_WORD = re.compile(r"\b(?:hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
 _PAIR_REST = re.compile(r"\s*(?:/|\bover\b)\s*\d+")
 _NO_READING_AFTER = re.compile(r"\s*(?:度|次)?(?:以上|以下|多|左右的话|的话)")
@@ -101,6 +102,7 @@ class _NumberRules(_RunState):
                 or rules.age_before.search(normal, max(0, start - 60), start)
                 or rules.clock_before.search(normal, max(0, start - 6), start)
                 or self._change_in_percent(normal, start)
+                or self._percent_of_no_reading(normal, match)
             ):
                 continue
             leaked.append(match.span())
@@ -220,6 +222,15 @@ class _NumberRules(_RunState):
             return False
         before = percent.start()
         return self.rules.history_before.search(normal, max(0, before - 40), before) is not None
+
+    def _percent_of_no_reading(self, normal: str, match: re.Match[str]) -> bool:
+        """One of today's numbers said as a percentage ("好多了，大概百分之二十", "20 percent")
+        when no reading today is that percentage: the case's respiratory rate of 20 is no share."""
+        start, end = match.span()
+        if match.group() in self.case.objective_percents:
+            return False
+        before = _PERCENT_BEFORE.search(normal, max(0, start - 6), start)
+        return before is not None or _PERCENT_AFTER.match(normal, end) is not None
 
     def _todays(self, value: str) -> bool:
         """Whether a value said is one of today's findings: a pair ("138 over 88") only as the

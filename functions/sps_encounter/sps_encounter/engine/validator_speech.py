@@ -68,10 +68,26 @@ def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int
 
 
 _YES_NO = frozenset({"yes", "yeah", "yep", "no", "nope", "nah"})
+# An opening that names a thing: "the bad ones", "my head".
+_DETERMINERS = frozenset({"the", "my", "this", "that", "these", "those"})
 # "No" that answers nothing: "no one at work", "no longer", "no idea".
 _NO_AS_A_WORD = frozenset(
     {"no one", "no longer", "no more", "no way", "no idea", "no need", "no matter", "no doubt", "no wonder"}
 )
+
+
+def _sets_things_apart(said: str, bigram: str) -> bool:
+    """A turn that opens on one thing and goes on to another in the same shape ("The bad ones
+    throb. The rest of the time it's a dull ache.") sorts what it tells: a patient with two kinds
+    of pain opens every answer on one of them, which is no opener said again."""
+    determiner = bigram.split(" ", maxsplit=1)[0]
+    if determiner not in _DETERMINERS:
+        return False
+    for sentence in _SENTENCE_END.split(said)[1:]:
+        words = _WORD.findall(sentence)[:2]
+        if len(words) == 2 and words[0] in _DETERMINERS and " ".join(words) != bigram:
+            return True
+    return False
 
 
 class _SpeechRules(_RunState):
@@ -131,6 +147,8 @@ class _SpeechRules(_RunState):
             and not self._answers_apart(said)
             # Asked again ("Sorry, say again?", 没听清), the patient says it again.
             and not (self.asked and self.rules.asks_again.search(self.asked))
+            and not self._takes_up_the_question(bigram)
+            and not _sets_things_apart(said, bigram)
         ):
             self.opener_repeats += 1
             self.warn(
@@ -141,6 +159,17 @@ class _SpeechRules(_RunState):
             )
         self.previous_bigram = bigram
         self.previous_said = said
+
+    def _takes_up_the_question(self, bigram: str) -> bool:
+        """An opening on the thing the learner just named ("How bad do they get?" "The bad ones are
+        an eight."; "疼得厉害吗？" "疼得……") answers in the question's words: said twice, it is the
+        same thing talked about, not an opener said again."""
+        if not self.asked:
+            return False
+        if self.case.language is Language.ZH:
+            return bigram in self.asked
+        determiner, word = bigram.split(" ")
+        return determiner in _DETERMINERS and word in _WORD.findall(self.asked)
 
     def _answers_apart(self, said: str) -> bool:
         """Two answers that open on when ("Last night…", 昨天…) or on not knowing ("I don't know…
