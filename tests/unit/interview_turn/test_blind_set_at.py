@@ -23,7 +23,7 @@ STOP = HardStop.STOP_REQUEST
         # Living itself as suffering, one's own, in Mandarin, Cantonese and Sichuanese.
         ("透析一周三次，活着都是受罪，我不想再去了。", SELF_HARM),
         ("医生问我还做不做，我心里想，活住都系受罪。", SELF_HARM),
-        ("说实话，活起好累，天天就是等。", SELF_HARM),
+        ("说实话，我活起好累，天天就是等。", SELF_HARM),
         # Someone else's suffering is grief or care, not the narrator's wish.
         ("我妈这样活着都是受罪，天天插着管子。", None),
         ("他活着就是受罪，我看着心疼。", None),
@@ -40,7 +40,7 @@ STOP = HardStop.STOP_REQUEST
             SELF_HARM,
         ),
         ("The kitchen? I know exactly how I'd do it if we had the money again.", None),
-        ("I know how I'd do it now, and I'd tell the foreman where to go.", None),
+        ("If they gave me the shop back, I know how I'd do it.", None),
         # A degree, not a wish: stifled, bored, hot.
         ("天天关在屋里，憋得我想死。回来了，还是自己家好。", None),
         ("闷得想死，那个夏天。", None),
