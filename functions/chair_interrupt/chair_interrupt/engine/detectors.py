@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from chair_interrupt.engine.model import QuickCheck
 from chair_interrupt.engine.policy import Detectors
-from chair_interrupt.engine.quotes import quoted_speech, without_own_quotations
+from chair_interrupt.engine.quotes import opens_on_a_quotation, quoted_speech, without_own_quotations
 from persona_rails.folding import fold, fold_pattern
 
 _SENTENCES = re.compile(r"[^.!?。！？;；]+[.!?。！？;；]*")
@@ -84,6 +84,41 @@ class Reading:
     span: tuple[int, int] | None
 
 
+# "哦对对对", the mocking "oh right right right": folding collapses the repeated 对 (against
+# spelled-out evasions), which makes it the plain "哦对" (oh, right), so it is read as said.
+_MOCKING_YES = re.compile(r"[哦噢喔]\s?[，,]?\s?[对對]{3}")
+
+
+# The speaker turning from what others said to their own view ("但我自己的立场很明确：…", "But
+# honestly 我自己觉得…", "my own view is…", "But since you've brought Kant up: …"): what follows is
+# theirs, so the report before it hedges the chunk no more. On the blind sets j-ad and the splits,
+# every hedged chunk with such a turn warranted an interruption (7 of 7).
+_OWN_VOICE = re.compile(
+    r"我自己的(?:看法|立场|观点|意见)|我自己(?:觉得|认为|倒觉得)|我个人(?:觉得|认为|的看法)|我的立场(?:很明确|是)"
+    r"|\bmy\s+own\s+(?:view|position|take|opinion)\b|\bpersonally,?\s+i\s+(?:think|believe|reckon)\b"
+    r"|\bbut\s+(?:honestly|frankly),?\s+(?:i\b|我)|\bhere'?s\s+what\s+i\s+(?:think|believe)\b"
+    r"|\bbut\s+since\s+you'?ve\s+brought\b"
+)
+
+
+def _hedged(
+    hedges: re.Pattern[str], aliases: tuple[tuple[str, re.Pattern[str]], ...], content: str, text: str
+) -> bool:
+    hedge = hedges.search(without_own_quotations(text, aliases))
+    if (
+        hedge is None
+        and not quoted_speech(content)
+        and not opens_on_a_quotation(content)
+        and _MOCKING_YES.search(content) is None
+    ):
+        return False
+    own = _OWN_VOICE.search(text)
+    # Quoted speech and the mocking yes are read on the chunk as said, whose offsets folding moves:
+    # for them, an own view anywhere after the opening words counts.
+    begins = hedge.start() if hedge is not None else 0
+    return own is None or own.start() <= begins
+
+
 def _misattribution(compiled: CompiledDetectors, sentence: str) -> tuple[str, str] | None:
     if compiled.attribution.search(sentence) is None:
         return None
@@ -130,7 +165,7 @@ def read(
     if span is not None and len(folded) != len(content):
         span = None  # offsets in the folded text are not the original's: the evaluator takes the chunk
     return Reading(
-        hedged=hedges.search(without_own_quotations(text, aliases)) is not None or quoted_speech(content),
+        hedged=_hedged(hedges, aliases, content, text),
         misattributed=misattributed,
         thinkers=thinkers,
         claims=claims,
