@@ -17,31 +17,55 @@ ZH = ("abdominal-pain-zh", "zh-anxious-balanced")
 @pytest.mark.parametrize(
     ("exchanges", "echoed"),
     [
-        # Answered in the question's words ("how bad" - "the bad ones"): the same thing talked about.
+        # Answered in the question's words ("the morning ones"): the same thing talked about.
         (
             (
-                ("Where's the pain?", "The bad ones are on the left, behind my eye."),
-                ("How bad do they get?", "The bad ones are an eight out of ten."),
+                ("Where's the pain?", "The morning ones sit over my left eyebrow."),
+                ("Are the morning ones worse?", "The morning ones last till lunch, most days."),
             ),
             False,
         ),
-        # One kind of pain set against the other, as a patient with two kinds tells every answer.
+        # One kind of pain set against the other in the same shape, as a patient with two kinds
+        # tells every answer.
         (
             (
-                ("Where's the pain?", "The bad ones are on the left, behind my eye."),
-                ("And what's it like?", "The bad ones throb. The rest of the time it's a dull ache."),
+                ("Where's the pain?", "The sharp ones start just behind my ear."),
+                ("And the rest of the time?", "The sharp ones stab. The dull one just sits there all day."),
             ),
             False,
         ),
         # The same opening on nothing the learner named and nothing set against it is an echo.
         (
             (
-                ("Where's the pain?", "The bad ones are on the left, behind my eye."),
-                ("And what's it like?", "The bad ones throb like a heartbeat, honestly."),
+                ("Where's the pain?", "The sharp ones start just behind my ear."),
+                ("Anything else?", "The sharp ones come on at night, usually after work."),
             ),
             True,
         ),
-        # Only an opening that names a thing: "I think" twice is an opener said twice, asked or not.
+        # A third review: an opener is an opener whatever follows it ("My goodness", "This is the
+        # thing", "That was"), and a later sentence on another determiner sets nothing apart.
+        (
+            (
+                ("Where exactly?", "My goodness, they're awful, doctor, honestly."),
+                ("Anything else?", "My goodness, right across the front. The tablets don't touch it."),
+            ),
+            True,
+        ),
+        (
+            (
+                ("What brings you in?", "My head is pounding, three weeks of it."),
+                ("Anything else?", "My head is just so heavy. The tablets don't help."),
+            ),
+            True,
+        ),
+        (
+            (
+                ("Does anything help?", "This is the thing, it's worse in the mornings."),
+                ("Is there anything that helps?", "This is the thing, nothing really helps."),
+            ),
+            True,
+        ),
+        # "I think" twice is an opener said twice, asked or not.
         (
             (
                 ("Where's the pain?", "I think it's on the left, mostly."),
@@ -61,6 +85,14 @@ def test_an_opening_on_the_thing_talked_about_is_no_echo(exchanges, echoed):
     [
         ((("哪里疼？", "疼得最厉害是右下边。"), ("疼得厉害吗？", "疼得很，走路都不敢直腰。")), False),
         ((("哪里疼？", "疼得最厉害是右下边。"), ("什么时候开始的？", "疼得是昨天晚上开始的。")), True),
+        # A filler is an opener even when the question says it (a third review).
+        (
+            (
+                ("哪里疼？", "那个，肚子这边疼得厉害，右下边。"),
+                ("那个疼是一直疼还是一阵阵的？", "那个，一直疼，从昨天晚上到现在都没停过。"),
+            ),
+            True,
+        ),
     ],
 )
 def test_an_opening_in_the_questions_words_in_chinese(exchanges, echoed):
@@ -69,16 +101,20 @@ def test_an_opening_in_the_questions_words_in_chinese(exchanges, echoed):
 
 
 @pytest.mark.parametrize(
-    ("answer", "expected"),
+    ("asked", "answer", "expected"),
     [
         # A statin given up lately, said as British people say it, against the case's two months.
-        ("Amlodipine. There was a cholesterol one, but I packed that in a couple of weeks back.", True),
-        ("Amlodipine. I came off the statin last week, it gave me aches.", True),
-        ("Amlodipine. There was a cholesterol one, but I packed that in a couple of months back.", False),
+        ("Any tablets?", "The water tablet, and the statin, but I packed it in a fortnight ago.", True),
+        ("Any tablets?", "I came off my statin two weeks ago, it gave me cramp.", True),
+        ("Any tablets?", "I've come off the statin these last three weeks.", True),
+        ("Any tablets?", "I packed in the statin a few days back.", True),
+        ("Any tablets?", "The statin I packed in a good few months ago now.", False),
+        # Another medicine come off lately is no statin (a third review).
+        ("Any painkillers?", "Naproxen for my back, but I came off it a few days ago.", False),
     ],
 )
-def test_a_statin_stopped_lately_contradicts_the_case(answer, expected):
-    found = codes(validate(dialogue(("Are you on any tablets?", answer)), catalog_case("chest-pain")))
+def test_a_statin_stopped_lately_contradicts_the_case(asked, answer, expected):
+    found = codes(validate(dialogue((asked, answer)), catalog_case("chest-pain")))
     assert ("FACT_CONTRADICTION" in found) is expected
 
 
@@ -96,3 +132,30 @@ def test_a_statin_stopped_lately_contradicts_the_case(answer, expected):
 def test_a_percentage_is_a_reading_only_of_a_percentage(answer, leaked):
     found = codes(validate(dialogue(("还有哪里不舒服？", answer)), catalog_case(*ZH)))
     assert ("NUMERIC_LEAKAGE" in found) is leaked
+
+
+@pytest.mark.parametrize(
+    ("answer", "long"),
+    [
+        # A list read out, item after item: one answer read from a page (sets ad and ae).
+        (
+            "I wrote them down. One, is it safe to fly. Two, should I stop the gym. Three, what about "
+            "my dad's heart. Four, can I still drink coffee. That's the lot, really.",
+            False,
+        ),
+        (
+            "I keep a little book. Tuesday was one forty over eighty-eight. Thursday, one thirty-six over "
+            "ninety. Sunday, one forty-four over ninety-one. So it goes up and down a bit.",
+            False,
+        ),
+        # The same length told as a story is still long.
+        (
+            "It started on the bus. I felt it in my chest. Then it went into my arm. I got off early. "
+            "I sat on a wall for ages. Then I walked home slowly.",
+            True,
+        ),
+    ],
+)
+def test_items_of_a_list_read_out_are_one_sentence(answer, long):
+    found = codes(validate(dialogue(("Tell me about it.", answer)), catalog_case("chest-pain")))
+    assert ("NARRATIVE_TOO_LONG" in found) is long

@@ -68,8 +68,29 @@ def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int
 
 
 _YES_NO = frozenset({"yes", "yeah", "yep", "no", "nope", "nah"})
-# An opening that names a thing: "the bad ones", "my head".
+# An opening that names a thing: "the bad ones", "my head"; not "this is", "my goodness", "the
+# thing is", which are openers whatever follows them.
 _DETERMINERS = frozenset({"the", "my", "this", "that", "these", "those"})
+_NO_THING = frozenset(
+    {
+        "is",
+        "was",
+        "are",
+        "were",
+        "s",
+        "goodness",
+        "god",
+        "lord",
+        "word",
+        "thing",
+        "way",
+        "point",
+        "truth",
+        "fact",
+    }
+)
+# Chinese openings that are fillers whatever the question said: 那个, 就是, 然后.
+_ZH_FILLERS = frozenset({"那个", "这个", "就是", "然后", "反正", "其实", "怎么", "那么"})
 # "No" that answers nothing: "no one at work", "no longer", "no idea".
 _NO_AS_A_WORD = frozenset(
     {"no one", "no longer", "no more", "no way", "no idea", "no need", "no matter", "no doubt", "no wonder"}
@@ -80,12 +101,13 @@ def _sets_things_apart(said: str, bigram: str) -> bool:
     """A turn that opens on one thing and goes on to another in the same shape ("The bad ones
     throb. The rest of the time it's a dull ache.") sorts what it tells: a patient with two kinds
     of pain opens every answer on one of them, which is no opener said again."""
-    determiner = bigram.split(" ", maxsplit=1)[0]
-    if determiner not in _DETERMINERS:
+    determiner, _, thing = bigram.partition(" ")
+    if determiner not in _DETERMINERS or thing in _NO_THING:
         return False
     for sentence in _SENTENCE_END.split(said)[1:]:
         words = _WORD.findall(sentence)[:2]
-        if len(words) == 2 and words[0] in _DETERMINERS and " ".join(words) != bigram:
+        # The other thing in the same shape: "The bad ones… The background one…".
+        if len(words) == 2 and words[0] == determiner and words[1] != thing and words[1] not in _NO_THING:
             return True
     return False
 
@@ -167,9 +189,9 @@ class _SpeechRules(_RunState):
         if not self.asked:
             return False
         if self.case.language is Language.ZH:
-            return bigram in self.asked
-        determiner, word = bigram.split(" ")
-        return determiner in _DETERMINERS and word in _WORD.findall(self.asked)
+            return bigram not in _ZH_FILLERS and bigram in self.asked
+        determiner, _, thing = bigram.partition(" ")
+        return determiner in _DETERMINERS and thing not in _NO_THING and thing in _WORD.findall(self.asked)
 
     def _answers_apart(self, said: str) -> bool:
         """Two answers that open on when ("Last night…", 昨天…) or on not knowing ("I don't know…

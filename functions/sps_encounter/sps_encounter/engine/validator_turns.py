@@ -48,6 +48,15 @@ _PATIENT_RESUMES = re.compile(r"(?:\.\.\.|…|—|–)\s*$")
 _FIRST_PERSON = re.compile(r"\s*(?:i\b|i'|我)", re.IGNORECASE)
 # A stage direction in brackets ("(Looks at the phone, then puts it down.)"): no one's telling.
 _STAGE_DIRECTION = re.compile(r"[(（][^()（）\n]{0,200}[)）]")
+# An item of a list read out: a count set apart ("One, can I keep driving."), an ordinal, a
+# weekday ("Wednesday, one fifty-five over ninety-five."), 第二/二是/周三. Items in a row are one
+# answer read from a list or a diary, not a story told at length.
+_LIST_ITEM = re.compile(
+    r"\W{0,3}(?:and\s+)?(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s?[,.:)]"
+    r"|(?:first|second|third|fourth|fifth|sixth)(?:ly)?\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|第[一二三四五六七八九十]|[一二三四五六七八九十][是、]|周[一二三四五六日天]|星期[一二三四五六日天])",
+    re.IGNORECASE,
+)
 # Speakers named in brackets ("(Daniel:) It's my chest. (Ryan:) And he gets it in bed, Dad —
 # (Daniel:) No.", "[Tom:]", "(Mary-Jane):"): when one of them is the patient (by name, a short form
 # of it, or "Patient"), the others are companions. Starts on its bracket, so a run of spaces is
@@ -86,7 +95,8 @@ class _Patient:
         question handed back to the learner ("Was that stupid?") tells nothing, and a companion's
         words in the turn ("Wife: And the cholesterol ones. Go on, tell her.", "(Tom:) She's been
         up at night…" when the patient is Emma) are not the patient's, until the patient is named
-        again or speaks again in the first person after a pause or a dash."""
+        again or speaks again in the first person after a pause or a dash. Items of a list read out
+        one after another count as one sentence."""
         text = self.text
         count = 0
         companion = False
@@ -102,6 +112,7 @@ class _Patient:
             if "(" in text or "（" in text
             else text
         )
+        listing = False
         for start, end in sentence_spans(text):
             opening = start + len(text[start:end]) - len(text[start:end].lstrip())
             # The labels up to this sentence's first word say who speaks it.
@@ -114,6 +125,10 @@ class _Patient:
                 companion = self._companion_speaks(companion, start, previous_end)
             previous_end = end
             counted = not companion and not self._handed_back(start, end)
+            item = _LIST_ITEM.match(said, opening, end) is not None
+            if counted and item and listing:
+                counted = False
+            listing = item
             if counted and _length(said[start:end], self.chinese) >= SPOKEN_SENTENCE:
                 count += 1
             # A name inside the sentence hands the next ones to whoever it names.
