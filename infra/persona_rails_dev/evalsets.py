@@ -10,10 +10,11 @@ the file and line of anything wrong.
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 ROOT = Path(__file__).resolve().parents[2] / "eval"
 SPLITS = ("train", "test")
@@ -21,11 +22,21 @@ Language = Literal["zh", "en", "mixed"]
 LANGUAGES: tuple[Language, ...] = ("zh", "en", "mixed")
 
 
+def _visible(value: str) -> str:
+    # What the API refuses (blank, or only zero-width and control characters) is no item to judge.
+    if not any(unicodedata.category(character)[0] not in "ZC" for character in value):
+        raise ValueError("has no visible character")
+    return value
+
+
+Visible = AfterValidator(_visible)
+
+
 class Item(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=r"^[a-z]+-[a-z0-9]+-\d{4}$")
-    text: str = Field(min_length=1, max_length=400)
+    text: Annotated[str, Visible] = Field(min_length=1, max_length=400)
     lang: Language
     situation: str = Field(min_length=1, max_length=80)
     author: str = Field(pattern=r"^[a-z0-9]+$")
@@ -61,10 +72,10 @@ class ChairItem(Item):
     gives a listening chair (`none`: no interruption is warranted). `hedged`: the chunk reports,
     quotes or denies what it says, so it must never interrupt below aggressiveness 5."""
 
-    text: str = Field(min_length=1, max_length=600)
+    text: Annotated[str, Visible] = Field(min_length=1, max_length=600)
     speaker: Framework
     listeners: list[Framework] = Field(min_length=1, max_length=3)
-    topic: str = Field(min_length=1, max_length=120)
+    topic: Annotated[str, Visible] = Field(min_length=1, max_length=120)
     reason: ChairReason
     hedged: bool
 
@@ -122,7 +133,7 @@ class SpsTurn(BaseModel):
 
     turnIndex: int = Field(ge=0)  # the spec's field name
     role: Literal["learner", "patient"]
-    text: str = Field(min_length=1, max_length=2000)
+    text: Annotated[str, Visible] = Field(min_length=1, max_length=2000)
     ann: SpsLearnerNotes | SpsPatientNotes
 
 
@@ -143,9 +154,10 @@ class SpsTranscript(BaseModel):
     id: str = Field(pattern=r"^[a-z]+-\d{3}$")
     lang: Literal["en", "zh"]
     case: str = Field(pattern=r"^[a-z][a-z0-9-]{0,60}$")
-    setting: str = Field(min_length=1, max_length=120)
+    setting: Annotated[str, Visible] = Field(min_length=1, max_length=120)
     qa_issues: list[SpsQaIssue]
-    turns: list[SpsTurn] = Field(min_length=2)
+    # An encounter is a few hundred turns; a turn's item id counts them in four digits.
+    turns: list[SpsTurn] = Field(min_length=2, max_length=1000)
 
     @property
     def author(self) -> str:
@@ -158,6 +170,10 @@ class SpsTranscript(BaseModel):
             if turn.turnIndex != position:
                 said = f"turns[{position}].turnIndex is {turn.turnIndex}"
                 raise ValueError(f"{said}: turns count from 0 in order")
+        marked = [issue.turnIndex for issue in self.qa_issues]
+        if len(set(marked)) != len(marked):
+            twice = next(index for index in marked if marked.count(index) > 1)
+            raise ValueError(f"qa_issues: turnIndex {twice} is marked twice (one mistake per turn)")
         for issue in self.qa_issues:
             if issue.turnIndex >= len(self.turns):
                 raise ValueError(f"qa_issues: turnIndex {issue.turnIndex} is past the last turn")

@@ -84,6 +84,19 @@ def test_only_hedged_chunks_that_warrant_no_interruption_count_as_hedged_false_a
     assert figures["hedged_chunks"] == 1
 
 
+def test_a_line_with_no_visible_text_is_named_not_judged(tmp_path, capsys):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(
+        json.dumps({"text": " \u200b\u200d ", "lang": "en", "signal": "pause", "emotion": "low"}) + "\n",
+        encoding="utf-8",
+    )
+    args = argparse.Namespace(
+        judges=["interview"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
+    )
+    assert run_eval(args) == 2
+    assert "has no visible character" in capsys.readouterr().err
+
+
 def test_a_chair_set_of_ones_own_seating_an_unknown_framework_is_named(tmp_path, capsys):
     chunk = {
         "text": "Mill was the one who argued lying is always wrong.",
@@ -183,6 +196,26 @@ def _transcript_of_ones_own(**changes: object) -> dict[str, object]:
         ({"qa_issues": [{"turnIndex": 7, "kind": "unmeasured_number"}]}, "turnIndex 7 is past the last turn"),
         # Second independent review: a mistake on the learner's line, and a slot the case lacks.
         ({"qa_issues": [{"turnIndex": 0, "kind": "unmeasured_number"}]}, "turnIndex 0 is a learner turn"),
+        # A third review: a mistake counted twice, a blank setting, more turns than an encounter.
+        (
+            {"qa_issues": [{"turnIndex": 1, "kind": "unmeasured_number"}] * 2},
+            "turnIndex 1 is marked twice",
+        ),
+        ({"setting": " \u200b "}, "setting"),
+        (
+            {
+                "turns": [
+                    {
+                        "turnIndex": index,
+                        "role": "patient",
+                        "text": "Mm.",
+                        "ann": {"backchannel": True, "refusal": False, "clarification": False, "numbers": []},
+                    }
+                    for index in range(1001)
+                ]
+            },
+            "at most 1000 items",
+        ),
         (
             {
                 "turns": [
