@@ -97,7 +97,7 @@ _OWN_VOICE = re.compile(
     r"我自己的(?:看法|立场|观点|意见)|我自己(?:觉得|认为|倒觉得)|我个人(?:觉得|认为|的看法)|我的立场(?:很明确|是)"
     r"|\bmy\s+own\s+(?:view|position|take|opinion)\b|\bpersonally,?\s+i\s+(?:think|believe|reckon)\b"
     r"|\bbut\s+(?:honestly|frankly),?\s+(?:i\b|我)|\bhere'?s\s+what\s+i\s+(?:think|believe)\b"
-    r"|\bbut\s+since\s+you'?ve\s+brought\b"
+    r"|\bbut\s+since\s+you'?ve\s+brought\b|\bhere'?s\s+my\s+(?:actual\s+|real\s+|own\s+)?take\b"
 )
 
 
@@ -112,9 +112,10 @@ def _hedged(
         and _MOCKING_YES.search(content) is None
     ):
         return False
+    # The report hedges the chunk unless the speaker's first turn to their own view comes after it.
+    # Quoted speech, an opening quotation and the mocking yes are read on the chunk as said, whose
+    # offsets folding moves: for them, a turn anywhere but at the very start counts.
     own = _OWN_VOICE.search(text)
-    # Quoted speech and the mocking yes are read on the chunk as said, whose offsets folding moves:
-    # for them, an own view anywhere after the opening words counts.
     begins = hedge.start() if hedge is not None else 0
     return own is None or own.start() <= begins
 

@@ -71,7 +71,7 @@ _OWN_QUOTATION = re.compile(
     # '…'" the speaker's.
     r"(?:(?<![\w])(?:is|are|boils\s+down\s+to|comes\s+down\s+to|amounts\s+to)\s+(?:" + _REDUCING + r"\s+)*"
     r"|'s\s+(?:" + _REDUCING + r"\s+)+"
-    r"|(?:说白了|讲白了|说穿了|讲穿了|说到底)?[，,]?\s*(?:根本)?(?:就|只|无非|不过)?(?:就是|只是|等于)"
+    r"|(?:说白了|讲白了|说穿了|讲穿了|说到底)?[，,]?\s*(?:根本)?(?:就|只|无非|不过)?(?:就是|只是|等于|咪就系|就系|就一句话[：:]?)"
     r"(?:\s*一[个种][^'\"「『\n。！？]{0,12}?[—:：]{1,2})?\s*"
     # The speaker's own position.
     r"|(?P<own>(?<![\w])(?:my|our)\s+(?:(?:whole|own|old)\s+)?|我(?:们|哋)?(?:刚才|一直|之前|原来)?"
