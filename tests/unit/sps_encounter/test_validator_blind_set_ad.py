@@ -159,3 +159,39 @@ def test_a_percentage_is_a_reading_only_of_a_percentage(answer, leaked):
 def test_items_of_a_list_read_out_are_one_sentence(answer, long):
     found = codes(validate(dialogue(("Tell me about it.", answer)), catalog_case("chest-pain")))
     assert ("NARRATIVE_TOO_LONG" in found) is long
+
+
+@pytest.mark.parametrize(
+    ("exchanges", "echoed"),
+    [
+        # The blind set af: the learner says the patient's words back as a short question, and the
+        # patient says them again to confirm.
+        (
+            (
+                ("When did it start?", "A fortnight ago, give or take, after the match."),
+                ("A fortnight ago?", "A fortnight ago, yes. I remember because of the match."),
+            ),
+            False,
+        ),
+        # A long question that happens to open the same way is no echo question.
+        (
+            (
+                ("When did it start?", "A fortnight ago, give or take, after the match."),
+                (
+                    "A fortnight ago is a while, has it changed at all since then?",
+                    "A fortnight ago, yes, and no change.",
+                ),
+            ),
+            True,
+        ),
+    ],
+)
+def test_words_said_back_as_a_question_may_be_said_again(exchanges, echoed):
+    found = codes(validate(dialogue(*exchanges), catalog_case("chest-pain")))
+    assert ("OPENER_ECHO" in found) is echoed
+
+
+def test_asked_what_the_patient_takes_for_the_cholesterol_a_statin_stopped_lately_contradicts():
+    answer = "Oh. I was on the statin, but I stopped it three weeks ago, my legs ached."
+    found = codes(validate(dialogue(("And what for the cholesterol?", answer)), catalog_case("chest-pain")))
+    assert "FACT_CONTRADICTION" in found

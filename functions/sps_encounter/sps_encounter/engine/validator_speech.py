@@ -9,7 +9,7 @@ from itertools import pairwise
 from sps_encounter.engine.case import Language
 from sps_encounter.engine.learner import question_type
 from sps_encounter.engine.state import QuestionType
-from sps_encounter.engine.text import opening_tokens
+from sps_encounter.engine.text import opening_bigram, opening_tokens
 from sps_encounter.engine.validator_state import _RunState
 from sps_encounter.engine.validator_turns import (
     _CJK,
@@ -68,6 +68,9 @@ def _hesitations_in_one_sentence(folded: str, found: list[re.Match[str]]) -> int
 
 
 _YES_NO = frozenset({"yes", "yeah", "yep", "no", "nope", "nah"})
+# A learner's echo question is the patient's words said back: a few words at most.
+_ECHO_QUESTION_WORDS = 4
+_ECHO_QUESTION_CHARACTERS = 8
 # An opening that names a thing: "the bad ones", "my head"; not "this is", "my goodness", "the
 # thing is", which are openers whatever follows them.
 _DETERMINERS = frozenset({"the", "my", "this", "that", "these", "those"})
@@ -188,6 +191,15 @@ class _SpeechRules(_RunState):
         same thing talked about, not an opener said again."""
         if not self.asked:
             return False
+        # The learner said the patient's words back as a short question ("Three weeks?", "三个星期？"),
+        # and the patient says them again to confirm ("Three weeks, yeah.").
+        said_back = (
+            len(_WORDLIKE.findall(self.asked)) <= _ECHO_QUESTION_CHARACTERS
+            if self.case.language is Language.ZH
+            else len(_WORD.findall(self.asked)) <= _ECHO_QUESTION_WORDS
+        )
+        if said_back and opening_bigram(self.asked, self.case.language) == bigram:
+            return True
         if self.case.language is Language.ZH:
             return bigram not in _ZH_FILLERS and bigram in self.asked
         determiner, _, thing = bigram.partition(" ")
