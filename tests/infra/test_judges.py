@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,13 @@ from persona_rails_dev.train.__main__ import main as train_main
 from persona_rails_dev.train.specs import SPECS
 
 MAX_MODEL_BYTES = 5 * 1024 * 1024
+
+
+def own_set(judge_name: str, path: Path, *, as_json: bool = False) -> argparse.Namespace:
+    """`rails eval JUDGE --set PATH --no-transforms` as the command line parses it."""
+    return argparse.Namespace(
+        judges=[judge_name], split="test", json=as_json, no_transforms=True, write_floors=False, set=str(path)
+    )
 
 
 def test_make_train_reproduces_every_shipped_model_byte_for_byte(capsys):
@@ -76,9 +84,7 @@ def test_only_hedged_chunks_that_warrant_no_interruption_count_as_hedged_false_a
     ]
     path = tmp_path / "chair.jsonl"
     path.write_text("".join(json.dumps(chunk) + "\n" for chunk in chunks), encoding="utf-8")
-    args = argparse.Namespace(
-        judges=["chair"], split="test", json=True, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("chair", path, as_json=True)
     run_eval(args)
     figures = json.loads(capsys.readouterr().out)["chair"]["targets"]
     assert figures["hedged_chunks"] == 1
@@ -90,9 +96,7 @@ def test_a_line_with_no_visible_text_is_named_not_judged(tmp_path, capsys):
         json.dumps({"text": " \u200b\u200d ", "lang": "en", "signal": "pause", "emotion": "low"}) + "\n",
         encoding="utf-8",
     )
-    args = argparse.Namespace(
-        judges=["interview"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("interview", path)
     assert run_eval(args) == 2
     assert "has no visible character" in capsys.readouterr().err
 
@@ -109,9 +113,7 @@ def test_a_chair_set_of_ones_own_seating_an_unknown_framework_is_named(tmp_path,
     }
     path = tmp_path / "chair.jsonl"
     path.write_text(json.dumps(chunk) + "\n", encoding="utf-8")
-    args = argparse.Namespace(
-        judges=["chair"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("chair", path)
     assert run_eval(args) == 2
     assert "no framework 'stoicism_of_the_pub'" in capsys.readouterr().err
     chunk["listeners"] = ["utilitarianism"]
@@ -125,9 +127,7 @@ def test_a_set_of_ones_own_with_a_bad_line_or_no_file_gets_a_clear_error_not_a_t
     path.write_text(
         json.dumps(good) + "\n" + json.dumps({**good, "situation": "x" * 81}) + "\n", encoding="utf-8"
     )
-    args = argparse.Namespace(
-        judges=["interview"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("interview", path)
     assert run_eval(args) == 2
     err = capsys.readouterr().err
     assert "mine.jsonl:2" in err
@@ -147,9 +147,7 @@ def test_a_set_of_ones_own_with_a_bad_line_or_no_file_gets_a_clear_error_not_a_t
 def test_a_set_that_is_not_text_or_holds_nothing_is_named(tmp_path, capsys, content, said):
     path = tmp_path / "mine.jsonl"
     path.write_bytes(content)
-    args = argparse.Namespace(
-        judges=["interview"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("interview", path)
     assert run_eval(args) == 2
     assert said in capsys.readouterr().err
 
@@ -251,9 +249,7 @@ def _transcript_of_ones_own(**changes: object) -> dict[str, object]:
 def test_an_sps_set_of_ones_own_names_a_case_it_cannot_play(tmp_path, capsys, changes, said):
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps(_transcript_of_ones_own(**changes)) + "\n", encoding="utf-8")
-    args = argparse.Namespace(
-        judges=["sps"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("sps", path)
     assert run_eval(args) == 2
     assert said in capsys.readouterr().err
 
@@ -265,9 +261,7 @@ def test_turns_out_of_order_and_a_line_nested_too_deep_are_named(tmp_path, capsy
     turns[1] = {**turns[1], "turnIndex": 0}
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps(transcript) + "\n", encoding="utf-8")
-    args = argparse.Namespace(
-        judges=["sps"], split="test", json=False, no_transforms=True, write_floors=False, set=str(path)
-    )
+    args = own_set("sps", path)
     assert run_eval(args) == 2
     assert "turns count from 0 in order" in capsys.readouterr().err
     path.write_text("[" * 100_000 + "\n", encoding="utf-8")
